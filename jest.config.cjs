@@ -1,0 +1,34 @@
+// swc compiles our TypeScript and the ESM-only packages (Nest 12, jose …) to CommonJS for Jest on Node 20.
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+const common = {
+  testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/setup-env.cjs'],
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|jose|uid|load-esm|file-type|strtok3|token-types|@tokenizer|@borewit|uint8array-extras)/)',
+  ],
+};
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: [
+        '<rootDir>/test/e2e/**/*.e2e-spec.ts',
+        '<rootDir>/test/integration/**/*.spec.ts',
+        '<rootDir>/test/contract/**/*.spec.ts',
+        '<rootDir>/test/security/**/*.spec.ts',
+      ],
+      testTimeout: 60000,
+    },
+  ],
+};
