@@ -1,0 +1,158 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { AccessTokenClaims, AccessTokens, VerifiedAccessToken } from '../../application/ports/access-tokens';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { TypeOrmSigningKeyStore, StoredSigningKey } from '../persistence/typeorm-signing-key-store';
+
+const ALGORITHM = 'ES256';
+const TOKEN_TYPE = 'at+jwt';
+const MAX_TOKEN_LENGTH = 4096;
+const KID = /^[A-Za-z0-9_-]{1,64}$/;
+
+interface LoadedKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  jwk: Record<string, unknown>;
+  createdAt: Date;
+  retiredAt: Date | null;
+}
+
+const invalid = () => new DomainError('INVALID_TOKEN', 'The access token is invalid');
+
+/**
+ * ES256 access tokens through @nestjs/jwt. Keys live in the database so every instance signs and
+ * verifies with the same set; each instance re-reads them every minute, or at once (at most every
+ * few seconds) when a token names a kid it does not know — a key rotated on another instance.
+ */
+@Injectable()
+export class JwtAccessTokens implements AccessTokens {
+  private keys: Promise<LoadedKey[]> | null = null;
+  private loadedAt = 0;
+
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly store: TypeOrmSigningKeyStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  async issue(claims: AccessTokenClaims, now: Date, ttlSeconds: number): Promise<string> {
+    const key = (await this.loadKeys()).find((k) => !k.retiredAt);
+    if (!key) throw new Error('No current signing key');
+    const iat = Math.floor(now.getTime() / 1000);
+    return this.jwt.signAsync(
+      { iss: this.config.issuer, ...claims, iat, exp: iat + ttlSeconds, jti: randomUUID() },
+      { privateKey: key.privateKey as unknown as string, algorithm: ALGORITHM, header: { alg: ALGORITHM, typ: TOKEN_TYPE, kid: key.kid } },
+    );
+  }
+
+  async verify(token: string, now: Date): Promise<VerifiedAccessToken> {
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) throw invalid();
+    const header = decodeHeader(token);
+    // The header is untrusted: only our algorithm and type, and a kid used as a lookup key only.
+    if (!header || header.alg !== ALGORITHM || header.typ !== TOKEN_TYPE || typeof header.kid !== 'string' || !KID.test(header.kid)) {
+      throw invalid();
+    }
+    const key = await this.findKey(header.kid);
+    if (!key) throw invalid();
+    let payload: Record<string, unknown>;
+    try {
+      payload = await this.jwt.verifyAsync(token, {
+        publicKey: key.publicKey as unknown as string,
+        algorithms: [ALGORITHM],
+        issuer: this.config.issuer,
+        clockTimestamp: Math.floor(now.getTime() / 1000),
+      });
+    } catch (error) {
+      if ((error as Error).name === 'TokenExpiredError') {
+        throw new DomainError('TOKEN_EXPIRED', 'The access token has expired');
+      }
+      throw invalid();
+    }
+    const { sub, realm, sid, roles, amr, jti, iat, exp } = payload;
+    if (
+      typeof sub !== 'string' || typeof realm !== 'string' || typeof sid !== 'string' || typeof jti !== 'string' ||
+      typeof iat !== 'number' || typeof exp !== 'number' || !isStringArray(roles) || !isStringArray(amr)
+    ) {
+      throw invalid();
+    }
+    return { sub, realm, sid, roles, amr, jti, iat, exp };
+  }
+
+  async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
+    const keys = await this.loadKeys();
+    return { keys: keys.map((k) => ({ ...k.jwk, kid: k.kid, alg: ALGORITHM, use: 'sig' })) };
+  }
+
+  async rotate(now: Date): Promise<string> {
+    const kid = await this.store.rotate(generateKey(now));
+    this.keys = null;
+    return kid;
+  }
+
+  /** Creates the first key when the database has none. */
+  async ensureKey(now: Date): Promise<void> {
+    await this.store.ensureOne(() => generateKey(now));
+    this.keys = null;
+  }
+
+  private async findKey(kid: string): Promise<LoadedKey | undefined> {
+    const key = (await this.loadKeys()).find((k) => k.kid === kid);
+    if (key || Date.now() - this.loadedAt < 5000) return key;
+    this.keys = null;
+    return (await this.loadKeys()).find((k) => k.kid === kid);
+  }
+
+  private loadKeys(): Promise<LoadedKey[]> {
+    if (!this.keys || Date.now() - this.loadedAt > 60000) {
+      this.loadedAt = Date.now();
+      const loading = this.store.published().then((rows) => rows.map(toLoadedKey));
+      loading.catch(() => {
+        if (this.keys === loading) this.keys = null;
+      });
+      this.keys = loading;
+    }
+    return this.keys;
+  }
+}
+
+function generateKey(now: Date): StoredSigningKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    kid: randomUUID(),
+    algorithm: ALGORITHM,
+    privateKey: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicJwk: publicKey.export({ format: 'jwk' }) as Record<string, unknown>,
+    createdAt: now,
+    retiredAt: null,
+  };
+}
+
+function toLoadedKey(row: StoredSigningKey): LoadedKey {
+  const privateKey = createPrivateKey(row.privateKey);
+  return {
+    kid: row.kid,
+    privateKey,
+    publicKey: createPublicKey(privateKey),
+    jwk: row.publicJwk as Record<string, unknown>,
+    createdAt: row.createdAt,
+    retiredAt: row.retiredAt,
+  };
+}
+
+function decodeHeader(token: string): Record<string, unknown> | null {
+  const parts = token.split('.');
+  if (parts.length !== 3) return null;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
+    return header && typeof header === 'object' && !Array.isArray(header) ? (header as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}

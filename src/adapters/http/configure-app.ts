@@ -1,0 +1,17 @@
+import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { AppConfig } from '../../config/app-config';
+import { jsonBody, noStore, requestId } from './middleware';
+import { AppValidationPipe } from './validation.pipe';
+
+/** Everything main.ts and the e2e tests share: middleware order, pipes, proxy trust. */
+export function configureApp(app: INestApplication): void {
+  const config = app.get(AppConfig);
+  const express = app as NestExpressApplication;
+  express.set('trust proxy', config.trustProxy);
+  express.disable('x-powered-by');
+  express.use(requestId);
+  express.use(['/api', '/v1'], noStore);
+  express.use(jsonBody);
+  app.useGlobalPipes(new AppValidationPipe());
+}

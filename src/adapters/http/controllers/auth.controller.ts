@@ -1,0 +1,81 @@
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Principal } from '../../../application/auth/authenticate.use-case';
+import { GetMeUseCase } from '../../../application/auth/get-me.use-case';
+import { LoginUseCase } from '../../../application/auth/login.use-case';
+import { LogoutUseCase } from '../../../application/auth/logout.use-case';
+import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
+import { RegisterUseCase } from '../../../application/auth/register.use-case';
+import { Clock } from '../../../application/ports/clock';
+import { Realm } from '../../../domain/realm/realm';
+import { CurrentPrincipal, CurrentRealm, Public } from '../decorators';
+import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
+import { present } from '../presenters';
+import { AppRequest, clientContext, clientIp } from '../request-context';
+
+@ApiTags('auth')
+@Controller('api/v1/auth')
+export class AuthController {
+  constructor(
+    private readonly registerUser: RegisterUseCase,
+    private readonly login: LoginUseCase,
+    private readonly refresh: RefreshUseCase,
+    private readonly logout: LogoutUseCase,
+    private readonly getMe: GetMeUseCase,
+    private readonly clock: Clock,
+  ) {}
+
+  @Public()
+  @Post('register')
+  @HttpCode(201)
+  async register(@Body() body: RegisterDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    const user = await this.registerUser.execute({ realm, ...body, ip: clientIp(req) });
+    return {
+      user: present.authUser(user, false),
+      message: 'Registration successful. Check your email to verify your address.',
+    };
+  }
+
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  async signIn(@Body() body: LoginDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    const result = await this.login.execute({
+      realm,
+      email: body.email,
+      password: body.password,
+      client: clientContext(req, body.deviceFingerprint),
+    });
+    if (result.kind === 'mfa-required') {
+      return { user: present.authUser(result.user), tokens: null, requiresMfa: true, mfaToken: result.mfaToken, mfaMethods: result.methods };
+    }
+    return { user: present.authUser(result.user), tokens: present.tokens(result.tokens), requiresMfa: false };
+  }
+
+  @Public()
+  @Post('refresh')
+  @HttpCode(200)
+  async rotate(@Body() body: RefreshDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    const { tokens } = await this.refresh.execute({
+      realm,
+      refreshToken: body.refreshToken,
+      client: clientContext(req, body.deviceFingerprint),
+    });
+    return { tokens: present.tokens(tokens) };
+  }
+
+  @Public()
+  @Post('logout')
+  @HttpCode(200)
+  async signOut(@Body() body: LogoutDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    await this.logout.execute({ realm, refreshToken: body.refreshToken, client: clientContext(req) });
+    return { success: true };
+  }
+
+  @ApiBearerAuth()
+  @Get('me')
+  async me(@CurrentPrincipal() principal: Principal) {
+    const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub });
+    return { user: present.user(user, this.clock.now()) };
+  }
+}

@@ -1,0 +1,19 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AccessTokens } from '../../../application/ports/access-tokens';
+import { Public, RealmHeader } from '../decorators';
+
+@ApiTags('keys')
+@Controller('.well-known')
+export class JwksController {
+  constructor(private readonly accessTokens: AccessTokens) {}
+
+  /** Public keys for resource servers (contract §3.7); at the root, not under /api. */
+  @Public()
+  @RealmHeader('none')
+  @Get('jwks.json')
+  @Header('Cache-Control', 'public, max-age=300')
+  jwks() {
+    return this.accessTokens.jwks();
+  }
+}

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** Emails are normalised before validation: trimmed (contract §2). */
+export const TrimString = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+export class RegisterDto {
+  @ApiProperty({ example: 'alice@example.com', maxLength: 254 })
+  @TrimString()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery staple', minLength: 8, maxLength: 128, description: '8–128 Unicode code points after NFKC; not a common password' })
+  @IsString()
+  password: string;
+
+  @ApiProperty({ example: 'Alice Smith', maxLength: 100 })
+  @IsString()
+  @IsNotEmpty()
+  name: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ example: 'alice@example.com' })
+  @IsString()
+  @MaxLength(1024)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery staple' })
+  @IsString()
+  @MaxLength(4096)
+  password: string;
+
+  @ApiPropertyOptional({ description: 'Device fingerprint: a flat JSON object as a string, or an opaque string (≤ 4 KiB)' })
+  @IsOptional()
+  @IsString()
+  deviceFingerprint?: string;
+}
+
+export class RefreshDto {
+  @ApiProperty()
+  @IsString()
+  @MaxLength(1024)
+  refreshToken: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  deviceFingerprint?: string;
+}
+
+export class LogoutDto {
+  @ApiProperty()
+  @IsString()
+  @MaxLength(1024)
+  refreshToken: string;
+}

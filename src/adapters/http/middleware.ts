@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { DomainError } from '../../domain/errors';
+import { renderError } from './errors/render-error';
+import { AppRequest } from './request-context';
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+export const BODY_LIMIT = '64kb';
+
+function send(res: Response, error: unknown): void {
+  const rendered = renderError(error);
+  for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+  res.status(rendered.status).json(rendered.body);
+}
+
+/** Echoes a safe client X-Request-Id or makes one; logs carry the same id. */
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+  (req as AppRequest).requestId = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+}
+
+/** API answers carry tokens and personal data: never cached (RFC 6749 §5.1). */
+export function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
+  next();
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+const parseJson = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: true });
+
+/**
+ * JSON bodies only (415 otherwise), at most 64 KiB (413), malformed JSON → 400, all in the
+ * contract's envelope. Body-less POSTs (e.g. `/users/:id/activate`) are fine.
+ */
+export function jsonBody(req: Request, res: Response, next: NextFunction): void {
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method) || !hasBody(req)) return next();
+  if (!req.is(['application/json', 'application/*+json'])) {
+    // Drain nothing: answer at once, and close so the unread body is not parsed as the next request.
+    res.setHeader('Connection', 'close');
+    return send(res, new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'));
+  }
+  parseJson(req, res, (error?: unknown) => {
+    if (error) {
+      if ((error as { type?: string }).type === 'entity.too.large') res.setHeader('Connection', 'close');
+      return send(res, error);
+    }
+    next();
+  });
+}

@@ -1,0 +1,58 @@
+import { TokenSet } from '../../application/auth/session-issuer';
+import { Session } from '../../domain/session/session';
+import { User } from '../../domain/user/user';
+
+/** HTTP shapes, whitelisted field by field (contract §2). */
+export const present = {
+  authUser(user: User, withMfa = true) {
+    return {
+      id: user.id,
+      email: user.email,
+      emailVerified: user.emailVerified,
+      ...(withMfa ? { mfaEnabled: user.mfaEnabled } : {}),
+    };
+  },
+
+  tokens(tokens: TokenSet) {
+    return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn };
+  },
+
+  mfa(user: User) {
+    return { enabled: user.mfaEnabled, methods: user.mfaMethods };
+  },
+
+  user(user: User, now: Date) {
+    const profile = user.profile;
+    return {
+      id: user.id,
+      email: user.email,
+      emailVerified: user.emailVerified,
+      profile: { firstName: profile.firstName, lastName: profile.lastName, avatar: profile.avatar },
+      mfa: present.mfa(user),
+      status: user.statusAt(now),
+      roles: user.roles,
+      createdAt: user.createdAt.toISOString(),
+      lastLoginAt: user.lastLoginAt ? user.lastLoginAt.toISOString() : null,
+    };
+  },
+
+  session(session: Session, idleTimeoutSeconds: number) {
+    const s = session.snapshot();
+    return {
+      id: s.id,
+      userId: s.userId,
+      device: { id: s.device.id, name: s.device.name, type: s.device.type, fingerprint: s.device.fingerprint },
+      ip: s.ip,
+      location: { country: s.location.country, city: s.location.city },
+      status: s.status,
+      flag: s.flag ? { reason: s.flag.reason, score: s.flag.score, flaggedAt: s.flag.flaggedAt.toISOString() } : null,
+      createdAt: s.createdAt.toISOString(),
+      lastActiveAt: s.lastActiveAt.toISOString(),
+      expiresAt: session.expiresAt(idleTimeoutSeconds).toISOString(),
+    };
+  },
+
+  pagination(total: number, page: number, limit: number) {
+    return { total, page, limit };
+  },
+};

@@ -1,0 +1,31 @@
+import type { Request } from 'express';
+import { ClientContext } from '../../application/auth/client-context';
+import { Principal } from '../../application/auth/authenticate.use-case';
+import { Realm } from '../../domain/realm/realm';
+
+/** The Express request as the guards leave it. */
+export interface AppRequest extends Request {
+  requestId: string;
+  realm?: Realm;
+  principal?: Principal;
+}
+
+/** The client's address: the socket's, or per `TRUST_PROXY` (Express `req.ip`), IPv4-mapped IPv6 unwrapped. */
+export function clientIp(req: Request): string {
+  const ip = req.ip ?? req.socket.remoteAddress ?? '';
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
+function header(req: Request, name: string): string | null {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : null;
+}
+
+export function clientContext(req: Request, bodyFingerprint?: string | null): ClientContext {
+  return {
+    ip: clientIp(req),
+    userAgent: header(req, 'user-agent'),
+    acceptLanguage: header(req, 'accept-language'),
+    fingerprint: bodyFingerprint ?? header(req, 'x-device-fingerprint'),
+  };
+}

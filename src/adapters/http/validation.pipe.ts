@@ -1,0 +1,48 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { DomainError, FieldError } from '../../domain/errors';
+
+function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({
+      field,
+      // class-validator prefixes the property name; the envelope keeps it in `field`.
+      message: message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message,
+    }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+/**
+ * Whitelisting validation (unknown fields → 400, never stored) whose failures are
+ * VALIDATION_FAILED with `details` (contract §1).
+ */
+@Injectable()
+export class AppValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      forbidUnknownValues: true,
+      stopAtFirstError: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => {
+        const details = flatten(errors);
+        const first = details[0] ?? { field: 'body', message: 'is invalid' };
+        const message = first.message.startsWith('property ') ? first.message : `${first.field} ${first.message}`;
+        return new DomainError('VALIDATION_FAILED', message, { details });
+      },
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      if (value === undefined || value === null || value === '') value = {};
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        throw new DomainError('VALIDATION_FAILED', 'body must be a JSON object', { details: [{ field: 'body', message: 'must be a JSON object' }] });
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}

@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { InitialSchema1764028800000 } from '../../../migrations/1764028800000-initial-schema';
+import { AppConfig } from '../../config/app-config';
+import { RECORDS } from './records';
+
+/** Migrations as classes, so the same list works under tsc output, Jest and the CLI. */
+export const MIGRATIONS = [InitialSchema1764028800000];
+
+/**
+ * PostgreSQL when `DATABASE_URL` is set; otherwise the embedded PGlite in `DATA_DIR/pglite`
+ * (or in memory when `DATA_DIR=memory`), through a driver that serialises access.
+ */
+export function dataSourceOptions(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>): DataSourceOptions {
+  const common = {
+    type: 'postgres' as const,
+    entities: RECORDS,
+    migrations: MIGRATIONS,
+    migrationsRun: false,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    logging: false,
+  };
+  if (config.databaseUrl) {
+    return {
+      ...common,
+      url: config.databaseUrl,
+      // Two cores: a handful of connections keeps PostgreSQL busy without queueing inside it.
+      poolSize: 10,
+      extra: { connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+    };
+  }
+  // Loaded lazily: a PostgreSQL deployment never loads the wasm build.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createPGliteDriver } = require('./pglite-serial-driver') as typeof import('./pglite-serial-driver');
+  const inMemory = config.dataDir === 'memory';
+  const dir = inMemory ? undefined : resolve(join(config.dataDir, 'pglite'));
+  if (dir) mkdirSync(dir, { recursive: true });
+  return { ...common, driver: createPGliteDriver({ dataDir: dir }) } as DataSourceOptions;
+}
+
+export function createDataSource(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>): DataSource {
+  return new DataSource(dataSourceOptions(config));
+}

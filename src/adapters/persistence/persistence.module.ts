@@ -1,0 +1,49 @@
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { createDataSource } from './data-source';
+import { TypeOrmTransaction } from './typeorm-transaction';
+
+const MIGRATION_LOCK = 7263000;
+
+/**
+ * Opens the database and applies pending migrations before anything else starts. On a
+ * PostgreSQL server an advisory lock keeps instances starting together from migrating twice.
+ */
+export async function openDatabase(config: AppConfig): Promise<DataSource> {
+  const dataSource = createDataSource(config);
+  await dataSource.initialize();
+  if (config.databaseUrl) {
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+      await dataSource.runMigrations({ transaction: 'each' });
+    } finally {
+      await runner.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
+      await runner.release();
+    }
+  } else {
+    await dataSource.runMigrations({ transaction: 'each' });
+  }
+  return dataSource;
+}
+
+@Global()
+@Module({
+  providers: [
+    { provide: DataSource, inject: [AppConfig], useFactory: openDatabase },
+    TypeOrmTransaction,
+  ],
+  exports: [DataSource, TypeOrmTransaction],
+})
+export class PersistenceModule implements OnApplicationShutdown {
+  private readonly logger = new Logger('Persistence');
+
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) {
+      await this.dataSource.destroy().catch((error: unknown) => this.logger.warn(`closing the database: ${String(error)}`));
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { AuditEventRecord } from './audit-event.record';
+import { EmailOutboxRecord } from './email-outbox.record';
+import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } from './mfa.records';
+import { OneTimeTokenRecord } from './one-time-token.record';
+import { RealmRecord } from './realm.record';
+import { RefreshTokenRecord } from './refresh-token.record';
+import { ServerSecretRecord } from './server-secret.record';
+import { SessionRecord } from './session.record';
+import { SigningKeyRecord } from './signing-key.record';
+import { UserRecord } from './user.record';
+
+/** Every record class, listed explicitly for the data source (no globs). */
+export const RECORDS = [
+  RealmRecord,
+  UserRecord,
+  SessionRecord,
+  RefreshTokenRecord,
+  OneTimeTokenRecord,
+  AuditEventRecord,
+  EmailOutboxRecord,
+  SigningKeyRecord,
+  ServerSecretRecord,
+  TotpCredentialRecord,
+  WebauthnCredentialRecord,
+  RecoveryCodeRecord,
+];

@@ -1,0 +1,66 @@
+import { DeviceType, Session, SessionStatus } from '../../domain/session/session';
+import { SessionRecord } from './records/session.record';
+
+export const SESSION_COLUMNS = `
+  s.id, s.realm_id AS "realmId", s.user_id AS "userId", s.device_id AS "deviceId", s.device_name AS "deviceName",
+  s.device_type AS "deviceType", s.fingerprint, s.reference_fingerprint AS "referenceFingerprint", s.ip, s.country,
+  s.city, s.user_agent AS "userAgent", s.amr, s.status, s.flag_reason AS "flagReason", s.flag_score AS "flagScore",
+  s.flagged_at AS "flaggedAt", s.created_at AS "createdAt", s.last_active_at AS "lastActiveAt",
+  s.expires_at AS "expiresAt", s.revoked_at AS "revokedAt", s.revoke_reason AS "revokeReason"`;
+
+export function toSession(record: SessionRecord): Session {
+  return Session.restore({
+    id: record.id,
+    realmId: record.realmId,
+    userId: record.userId,
+    device: {
+      id: record.deviceId,
+      name: record.deviceName,
+      type: record.deviceType as DeviceType,
+      fingerprint: record.fingerprint,
+    },
+    referenceFingerprint: record.referenceFingerprint,
+    ip: record.ip,
+    location: { country: record.country, city: record.city },
+    userAgent: record.userAgent,
+    amr: record.amr ?? [],
+    status: record.status as SessionStatus,
+    flag:
+      record.status === 'flagged' && record.flaggedAt
+        ? { reason: 'fingerprint_mismatch', score: Number(record.flagScore ?? 0), flaggedAt: new Date(record.flaggedAt) }
+        : null,
+    createdAt: new Date(record.createdAt),
+    lastActiveAt: new Date(record.lastActiveAt),
+    maxExpiresAt: new Date(record.expiresAt),
+    revokedAt: record.revokedAt ? new Date(record.revokedAt) : null,
+    revokeReason: record.revokeReason,
+  });
+}
+
+export function toSessionRecord(session: Session): SessionRecord {
+  const state = session.snapshot();
+  const record = new SessionRecord();
+  record.id = state.id;
+  record.realmId = state.realmId;
+  record.userId = state.userId;
+  record.deviceId = state.device.id;
+  record.deviceName = state.device.name;
+  record.deviceType = state.device.type;
+  record.fingerprint = state.device.fingerprint;
+  record.referenceFingerprint = state.referenceFingerprint ?? {};
+  record.ip = state.ip;
+  record.country = state.location.country;
+  record.city = state.location.city;
+  record.userAgent = state.userAgent;
+  record.amr = state.amr;
+  record.status = state.status;
+  record.flagReason = state.flag?.reason ?? null;
+  record.flagScore = state.flag?.score ?? null;
+  record.flaggedAt = state.flag?.flaggedAt ?? null;
+  record.createdAt = state.createdAt;
+  record.lastActiveAt = state.lastActiveAt;
+  record.expiresAt = state.maxExpiresAt;
+  record.revokedAt = state.revokedAt;
+  record.revokeReason = state.revokeReason;
+  return record;
+}

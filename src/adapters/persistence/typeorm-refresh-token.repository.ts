@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { RefreshTokenContext, RefreshTokenRepository } from '../../application/ports/refresh-token.repository';
+import { RefreshTokenRecord } from './records/refresh-token.record';
+import { SessionRecord } from './records/session.record';
+import { SESSION_COLUMNS, toSession } from './session.mapper';
+import { TypeOrmTransaction } from './typeorm-transaction';
+import { unwrapRows } from './typeorm-user.repository';
+import { toUser, USER_COLUMNS, UserRow } from './user.mapper';
+
+@Injectable()
+export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
+  constructor(private readonly tx: TypeOrmTransaction) {}
+
+  async insert(tokenHash: string, sessionId: string, now: Date): Promise<void> {
+    await this.tx.manager.getRepository(RefreshTokenRecord).insert({ tokenHash, sessionId, createdAt: now, rotatedAt: null });
+  }
+
+  async findWithSession(tokenHash: string): Promise<RefreshTokenContext | null> {
+    // Token, session and user in one round trip: refresh is a hot path.
+    const rows: { token: RefreshTokenRecord; session: SessionRecord; user: UserRow }[] = await this.tx.manager.query(
+      `SELECT json_build_object('tokenHash', rt.token_hash, 'sessionId', rt.session_id,
+                'createdAt', rt.created_at, 'rotatedAt', rt.rotated_at) AS "token",
+              (SELECT row_to_json(x) FROM (SELECT ${SESSION_COLUMNS}) x) AS "session",
+              (SELECT row_to_json(y) FROM (SELECT ${USER_COLUMNS}) y) AS "user"
+       FROM refresh_tokens rt
+       JOIN sessions s ON s.id = rt.session_id
+       JOIN users u ON u.id = s.user_id
+       WHERE rt.token_hash = $1`,
+      [tokenHash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      token: {
+        tokenHash: row.token.tokenHash,
+        sessionId: row.token.sessionId,
+        createdAt: new Date(row.token.createdAt),
+        rotatedAt: row.token.rotatedAt ? new Date(row.token.rotatedAt) : null,
+      },
+      session: toSession(row.session),
+      user: toUser(row.user),
+    };
+  }
+
+  async markRotated(tokenHash: string, now: Date): Promise<boolean> {
+    const rows = unwrapRows<{ token_hash: string }>(
+      await this.tx.manager.query(
+        `UPDATE refresh_tokens SET rotated_at = $2 WHERE token_hash = $1 AND rotated_at IS NULL RETURNING token_hash`,
+        [tokenHash, now],
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  async rotatedAt(tokenHash: string): Promise<Date | null> {
+    const rows: { rotated_at: Date | null }[] = await this.tx.manager.query(
+      `SELECT rotated_at FROM refresh_tokens WHERE token_hash = $1`,
+      [tokenHash],
+    );
+    return rows[0]?.rotated_at ? new Date(rows[0].rotated_at) : null;
+  }
+}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { SessionQuery, SessionRepository } from '../../application/ports/session.repository';
+import { Session } from '../../domain/session/session';
+import { SessionRecord } from './records/session.record';
+import { SESSION_COLUMNS, toSession, toSessionRecord } from './session.mapper';
+import { TypeOrmTransaction } from './typeorm-transaction';
+import { isUuid, unwrapRows } from './typeorm-user.repository';
+
+/** SQL for "neither revoked nor expired" at $now with the idle timeout in seconds at $idle. */
+const LIVE = (now: string, idle: string) =>
+  `s.revoked_at IS NULL AND s.expires_at > ${now} AND s.last_active_at > ${now}::timestamptz - make_interval(secs => ${idle})`;
+
+@Injectable()
+export class TypeOrmSessionRepository implements SessionRepository {
+  constructor(private readonly tx: TypeOrmTransaction) {}
+
+  async insert(session: Session): Promise<void> {
+    await this.tx.manager.getRepository(SessionRecord).insert(toSessionRecord(session));
+  }
+
+  async save(session: Session): Promise<void> {
+    const { id, realmId, userId: _userId, createdAt: _createdAt, ...fields } = toSessionRecord(session);
+    await this.tx.manager.getRepository(SessionRecord).update({ id, realmId }, fields);
+  }
+
+  async findById(realmId: string, id: string): Promise<Session | null> {
+    if (!isUuid(id)) return null;
+    const rows: SessionRecord[] = await this.tx.manager.query(
+      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.realm_id = $1 AND s.id = $2`,
+      [realmId, id],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  async isLive(realmId: string, id: string, now: Date, idleTimeoutSeconds: number): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows: unknown[] = await this.tx.manager.query(
+      `SELECT 1 FROM sessions s WHERE s.id = $1 AND s.realm_id = $2 AND ${LIVE('$3', '$4')}`,
+      [id, realmId, now, idleTimeoutSeconds],
+    );
+    return rows.length > 0;
+  }
+
+  async revoke(realmId: string, id: string, now: Date, reason: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = unwrapRows<{ id: string }>(
+      await this.tx.manager.query(
+        `UPDATE sessions SET revoked_at = $3, revoke_reason = $4 WHERE realm_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id`,
+        [realmId, id, now, reason],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  async revokeAllForUser(realmId: string, userId: string, now: Date, reason: string, exceptSessionId?: string): Promise<number> {
+    const rows = unwrapRows<{ id: string }>(
+      await this.tx.manager.query(
+        `UPDATE sessions SET revoked_at = $3, revoke_reason = $4
+         WHERE realm_id = $1 AND user_id = $2 AND revoked_at IS NULL AND ($5::uuid IS NULL OR id <> $5::uuid)
+         RETURNING id`,
+        [realmId, userId, now, reason, exceptSessionId ?? null],
+      ),
+    );
+    return rows.length;
+  }
+
+  async list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }> {
+    const params: unknown[] = [query.realmId, query.now, query.idleTimeoutSeconds];
+    const where = ['s.realm_id = $1', LIVE('$2', '$3')];
+    if (query.userId !== undefined) {
+      if (!isUuid(query.userId)) return { sessions: [], total: 0 };
+      params.push(query.userId);
+      where.push(`s.user_id = $${params.length}`);
+    }
+    if (query.status) {
+      params.push(query.status);
+      where.push(`s.status = $${params.length}`);
+    }
+    params.push(query.limit, (query.page - 1) * query.limit);
+    const rows: (SessionRecord & { total: string })[] = await this.tx.manager.query(
+      `SELECT ${SESSION_COLUMNS}, count(*) OVER () AS total FROM sessions s WHERE ${where.join(' AND ')}
+       ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    let total = rows[0] ? Number(rows[0].total) : 0;
+    if (rows.length === 0 && query.page > 1) {
+      const counted: { total: string }[] = await this.tx.manager.query(
+        `SELECT count(*) AS total FROM sessions s WHERE ${where.join(' AND ')}`,
+        params.slice(0, -2),
+      );
+      total = Number(counted[0].total);
+    }
+    return { sessions: rows.map(toSession), total };
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { SigningKeyRecord } from './records/signing-key.record';
+import { TypeOrmTransaction } from './typeorm-transaction';
+
+export type StoredSigningKey = Pick<SigningKeyRecord, 'kid' | 'algorithm' | 'privateKey' | 'publicJwk' | 'createdAt' | 'retiredAt'>;
+
+/**
+ * Signing keys shared by every instance. The current key is the newest unretired one; the JWKS
+ * publishes it and the previous one, which keeps verifying tokens it signed until they expire.
+ */
+@Injectable()
+export class TypeOrmSigningKeyStore {
+  constructor(private readonly tx: TypeOrmTransaction) {}
+
+  /** The current key first, then the previous one. */
+  async published(): Promise<StoredSigningKey[]> {
+    const rows = await this.tx.manager
+      .getRepository(SigningKeyRecord)
+      .find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
+    return rows.map((r) => ({ ...r, createdAt: new Date(r.createdAt), retiredAt: r.retiredAt ? new Date(r.retiredAt) : null }));
+  }
+
+  /** Adds the key when there is none; concurrent starts create exactly one (advisory lock). */
+  async ensureOne(generate: () => StoredSigningKey): Promise<void> {
+    await this.tx.run(async () => {
+      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(7263001)`);
+      const count = await this.tx.manager.getRepository(SigningKeyRecord).count();
+      if (count === 0) await this.tx.manager.getRepository(SigningKeyRecord).insert(generate());
+    });
+  }
+
+  /** Retires the current key and makes `next` current; returns its kid. */
+  async rotate(next: StoredSigningKey): Promise<string> {
+    await this.tx.run(async () => {
+      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(7263001)`);
+      await this.tx.manager.query(`UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL`, [next.createdAt]);
+      await this.tx.manager.getRepository(SigningKeyRecord).insert(next);
+    });
+    return next.kid;
+  }
+
+  /** When the current key was created, or null without keys. */
+  async currentCreatedAt(): Promise<Date | null> {
+    const [current] = await this.published();
+    return current ? current.createdAt : null;
+  }
+}

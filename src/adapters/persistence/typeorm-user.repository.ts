@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { UserQuery, UserRepository, FailedLoginOutcome } from '../../application/ports/user.repository';
+import { DomainError } from '../../domain/errors';
+import { LockoutPolicy, User } from '../../domain/user/user';
+import { sqlState, UNIQUE_VIOLATION } from './database-errors';
+import { UserRecord } from './records/user.record';
+import { TypeOrmTransaction } from './typeorm-transaction';
+import { toUser, toUserRecord, USER_COLUMNS, UserRow } from './user.mapper';
+
+const SORT_SQL: Record<UserQuery['sort'], string> = {
+  createdAt: 'u.created_at ASC, u.id ASC',
+  '-createdAt': 'u.created_at DESC, u.id DESC',
+  email: 'u.email ASC',
+  '-email': 'u.email DESC',
+  lastLoginAt: 'u.last_login_at ASC NULLS FIRST, u.id ASC',
+  '-lastLoginAt': 'u.last_login_at DESC NULLS LAST, u.id DESC',
+};
+
+@Injectable()
+export class TypeOrmUserRepository implements UserRepository {
+  constructor(private readonly tx: TypeOrmTransaction) {}
+
+  async findById(realmId: string, id: string): Promise<User | null> {
+    if (!isUuid(id)) return null;
+    const rows: UserRow[] = await this.tx.manager.query(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.id = $2`,
+      [realmId, id],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async findByEmail(realmId: string, email: string): Promise<User | null> {
+    const rows: UserRow[] = await this.tx.manager.query(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.email = $2`,
+      [realmId, email],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async insert(user: User): Promise<void> {
+    try {
+      await this.tx.manager.getRepository(UserRecord).insert(toUserRecord(user));
+    } catch (error) {
+      if (sqlState(error) === UNIQUE_VIOLATION) {
+        throw new DomainError('EMAIL_ALREADY_REGISTERED', 'This email is already registered');
+      }
+      throw error;
+    }
+  }
+
+  async save(user: User): Promise<void> {
+    const { id, realmId, createdAt: _createdAt, ...fields } = toUserRecord(user);
+    try {
+      await this.tx.manager.getRepository(UserRecord).update({ id, realmId }, fields);
+    } catch (error) {
+      if (sqlState(error) === UNIQUE_VIOLATION) {
+        throw new DomainError('EMAIL_ALREADY_REGISTERED', 'This email is already registered');
+      }
+      throw error;
+    }
+  }
+
+  async recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null> {
+    // One statement, so concurrent failures serialise on the row lock and the count is exact.
+    // An expired lock starts counting again from zero (contract §4: lock expiry resets the counter).
+    const lockedUntil = policy.durationSeconds > 0 ? new Date(now.getTime() + policy.durationSeconds * 1000) : null;
+    const rows: { failures: number; status: string }[] = await this.tx.manager.query(
+      `UPDATE users SET
+         failed_login_count = (CASE WHEN status = 'locked' THEN 0 ELSE failed_login_count END) + 1,
+         status = CASE WHEN (CASE WHEN status = 'locked' THEN 0 ELSE failed_login_count END) + 1 >= $3
+                       THEN 'locked' ELSE 'active' END,
+         locked_until = CASE WHEN (CASE WHEN status = 'locked' THEN 0 ELSE failed_login_count END) + 1 >= $3
+                             THEN $4::timestamptz ELSE NULL END,
+         updated_at = $5
+       WHERE realm_id = $1 AND id = $2
+         AND (status = 'active' OR (status = 'locked' AND locked_until IS NOT NULL AND locked_until <= $5))
+       RETURNING failed_login_count AS failures, status`,
+      [realmId, userId, policy.maxFailures, lockedUntil, now],
+    );
+    const row = unwrapRows(rows)[0];
+    if (!row) return null;
+    return { failures: Number(row.failures), lockedNow: row.status === 'locked' };
+  }
+
+  async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE users SET failed_login_count = 0, last_login_at = $3,
+         status = CASE WHEN status = 'locked' THEN 'active' ELSE status END,
+         locked_until = CASE WHEN status = 'locked' THEN NULL ELSE locked_until END
+       WHERE realm_id = $1 AND id = $2`,
+      [realmId, userId, now],
+    );
+  }
+
+  async delete(realmId: string, id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const result = await this.tx.manager.getRepository(UserRecord).delete({ realmId, id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async list(query: UserQuery): Promise<{ users: User[]; total: number }> {
+    const where = ['u.realm_id = $1'];
+    const params: unknown[] = [query.realmId];
+    if (query.search) {
+      params.push(`%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      const p = `$${params.length}`;
+      where.push(`(u.email ILIKE ${p} OR (u.first_name || ' ' || u.last_name) ILIKE ${p})`);
+    }
+    if (query.status) {
+      params.push(query.now);
+      const now = `$${params.length}`;
+      if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
+      else if (query.status === 'locked') {
+        where.push(`u.status = 'locked' AND (u.locked_until IS NULL OR u.locked_until > ${now})`);
+      } else where.push(`(u.status = 'active' OR (u.status = 'locked' AND u.locked_until <= ${now}))`);
+    }
+    if (query.emailVerified !== undefined) {
+      params.push(query.emailVerified);
+      where.push(`u.email_verified = $${params.length}`);
+    }
+    const whereSql = where.join(' AND ');
+    params.push(query.limit, (query.page - 1) * query.limit);
+    const rows: (UserRow & { total: string })[] = await this.tx.manager.query(
+      `SELECT ${USER_COLUMNS}, count(*) OVER () AS total FROM users u WHERE ${whereSql}
+       ORDER BY ${SORT_SQL[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    let total = rows[0] ? Number(rows[0].total) : 0;
+    if (rows.length === 0 && query.page > 1) {
+      const counted: { total: string }[] = await this.tx.manager.query(
+        `SELECT count(*) AS total FROM users u WHERE ${whereSql}`,
+        params.slice(0, -2),
+      );
+      total = Number(counted[0].total);
+    }
+    return { users: rows.map(toUser), total };
+  }
+
+  async existsWithRole(realmId: string, role: string): Promise<boolean> {
+    const rows: unknown[] = await this.tx.manager.query(
+      `SELECT 1 FROM users WHERE realm_id = $1 AND roles @> ARRAY[$2]::text[] LIMIT 1`,
+      [realmId, role],
+    );
+    return rows.length > 0;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids from URLs are untrusted: anything that is not a UUID cannot exist (and must not reach a uuid cast). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** `manager.query` of an UPDATE … RETURNING yields `[rows, count]` on PostgreSQL. */
+export function unwrapRows<T>(result: T[] | [T[], number]): T[] {
+  return Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
+}

@@ -1,0 +1,106 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { BootstrapUseCase } from './application/admin/bootstrap.use-case';
+import { AuthenticateUseCase } from './application/auth/authenticate.use-case';
+import { DeviceObserver } from './application/auth/device-observation';
+import { GetMeUseCase } from './application/auth/get-me.use-case';
+import { LoginUseCase } from './application/auth/login.use-case';
+import { LogoutUseCase } from './application/auth/logout.use-case';
+import { MfaChallenges } from './application/auth/mfa-challenges';
+import { RefreshUseCase } from './application/auth/refresh.use-case';
+import { RegisterUseCase } from './application/auth/register.use-case';
+import { SessionGuardian } from './application/auth/session-guardian';
+import { SessionIssuer } from './application/auth/session-issuer';
+import { AccessTokens } from './application/ports/access-tokens';
+import { AuditLog } from './application/ports/audit-log';
+import { Clock } from './application/ports/clock';
+import { DeviceDetector } from './application/ports/device-detector';
+import { GeoIp } from './application/ports/geo-ip';
+import { Mailer } from './application/ports/mailer';
+import { OneTimeTokenRepository } from './application/ports/one-time-token.repository';
+import { PasswordBlocklist } from './application/ports/password-blocklist';
+import { PasswordHasher } from './application/ports/password-hasher';
+import { READINESS_PROBES } from './application/ports/readiness-probe';
+import { RealmRepository } from './application/ports/realm.repository';
+import { RefreshTokenRepository } from './application/ports/refresh-token.repository';
+import { SecureTokens } from './application/ports/secure-tokens';
+import { SessionRepository } from './application/ports/session.repository';
+import { Transaction } from './application/ports/transaction';
+import { UserRepository } from './application/ports/user.repository';
+import { BcryptPasswordHasher } from './adapters/crypto/bcrypt-password-hasher';
+import { JwtAccessTokens } from './adapters/crypto/jwt-access-tokens';
+import { NodeSecureTokens } from './adapters/crypto/node-secure-tokens';
+import { SystemClock } from './adapters/crypto/system-clock';
+import { ZxcvbnPasswordBlocklist } from './adapters/crypto/zxcvbn-password-blocklist';
+import { UaParserDeviceDetector } from './adapters/device/ua-parser-device-detector';
+import { NullGeoIp } from './adapters/geoip/null-geo-ip';
+import { AuthController } from './adapters/http/controllers/auth.controller';
+import { HealthController } from './adapters/http/controllers/health.controller';
+import { JwksController } from './adapters/http/controllers/jwks.controller';
+import { AllExceptionsFilter } from './adapters/http/errors/all-exceptions.filter';
+import { AccessTokenGuard } from './adapters/http/guards/access-token.guard';
+import { RealmGuard } from './adapters/http/guards/realm.guard';
+import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
+import { OutboxMailer } from './adapters/mail/outbox-mailer';
+import { PersistenceModule } from './adapters/persistence/persistence.module';
+import { TypeOrmAuditLog } from './adapters/persistence/typeorm-audit-log';
+import { TypeOrmOneTimeTokenRepository } from './adapters/persistence/typeorm-one-time-token.repository';
+import { TypeOrmReadinessProbe } from './adapters/persistence/typeorm-readiness-probe';
+import { TypeOrmRealmRepository } from './adapters/persistence/typeorm-realm.repository';
+import { TypeOrmRefreshTokenRepository } from './adapters/persistence/typeorm-refresh-token.repository';
+import { TypeOrmServerSecrets } from './adapters/persistence/typeorm-server-secrets';
+import { TypeOrmSessionRepository } from './adapters/persistence/typeorm-session.repository';
+import { TypeOrmSigningKeyStore } from './adapters/persistence/typeorm-signing-key-store';
+import { TypeOrmTransaction } from './adapters/persistence/typeorm-transaction';
+import { TypeOrmUserRepository } from './adapters/persistence/typeorm-user.repository';
+import { ConfigModule } from './config/config.module';
+
+/** The composition root: every port is bound to its adapter here. */
+@Module({
+  imports: [ConfigModule, PersistenceModule, JwtModule.register({})],
+  controllers: [AuthController, JwksController, HealthController],
+  providers: [
+    // Ports → adapters
+    { provide: Clock, useClass: SystemClock },
+    { provide: Transaction, useExisting: TypeOrmTransaction },
+    { provide: RealmRepository, useClass: TypeOrmRealmRepository },
+    { provide: UserRepository, useClass: TypeOrmUserRepository },
+    { provide: SessionRepository, useClass: TypeOrmSessionRepository },
+    { provide: RefreshTokenRepository, useClass: TypeOrmRefreshTokenRepository },
+    { provide: OneTimeTokenRepository, useClass: TypeOrmOneTimeTokenRepository },
+    { provide: AuditLog, useClass: TypeOrmAuditLog },
+    { provide: Mailer, useClass: OutboxMailer },
+    { provide: PasswordHasher, useClass: BcryptPasswordHasher },
+    { provide: PasswordBlocklist, useClass: ZxcvbnPasswordBlocklist },
+    { provide: SecureTokens, useClass: NodeSecureTokens },
+    { provide: AccessTokens, useExisting: JwtAccessTokens },
+    { provide: DeviceDetector, useClass: UaParserDeviceDetector },
+    { provide: GeoIp, useClass: NullGeoIp },
+    { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe], useFactory: (...probes: unknown[]) => probes },
+    JwtAccessTokens,
+    TypeOrmSigningKeyStore,
+    TypeOrmServerSecrets,
+    TypeOrmReadinessProbe,
+
+    // Application services and use cases
+    DeviceObserver,
+    SessionIssuer,
+    SessionGuardian,
+    MfaChallenges,
+    RegisterUseCase,
+    LoginUseCase,
+    RefreshUseCase,
+    LogoutUseCase,
+    GetMeUseCase,
+    AuthenticateUseCase,
+    BootstrapUseCase,
+    BootstrapRunner,
+
+    // HTTP: guards run in this order — realm, then access token.
+    { provide: APP_GUARD, useClass: RealmGuard },
+    { provide: APP_GUARD, useClass: AccessTokenGuard },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
+import { Email } from '../../domain/user/email';
+import { assertAcceptablePassword } from '../../domain/user/password-policy';
+import { User } from '../../domain/user/user';
+import { AccessTokens } from '../ports/access-tokens';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { PasswordBlocklist } from '../ports/password-blocklist';
+import { PasswordHasher } from '../ports/password-hasher';
+import { RealmRepository } from '../ports/realm.repository';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+
+export const MASTER_REALM = 'master';
+export const SUPER_ADMIN = 'super-admin';
+export const REALM_ADMIN = 'realm-admin';
+
+/** First start (contract §10): realms `master` and `default`, a signing key, the bootstrap super-admin. */
+@Injectable()
+export class BootstrapUseCase {
+  constructor(
+    private readonly realms: RealmRepository,
+    private readonly users: UserRepository,
+    private readonly accessTokens: AccessTokens,
+    private readonly hasher: PasswordHasher,
+    private readonly blocklist: PasswordBlocklist,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  async execute(): Promise<void> {
+    const now = this.clock.now();
+    await this.realms.ensure(Realm.create({ id: MASTER_REALM, name: 'Master', now }));
+    await this.realms.ensure(Realm.create({ id: this.config.defaultRealm, name: 'Default', now }));
+    await this.accessTokens.ensureKey(now);
+    if (this.config.bootstrapAdminEmail && this.config.bootstrapAdminPassword) {
+      await this.ensureSuperAdmin(this.config.bootstrapAdminEmail, this.config.bootstrapAdminPassword, now);
+    }
+  }
+
+  private async ensureSuperAdmin(rawEmail: string, password: string, now: Date): Promise<void> {
+    if (await this.users.existsWithRole(MASTER_REALM, SUPER_ADMIN)) return;
+    const email = Email.parse(rawEmail, 'BOOTSTRAP_ADMIN_EMAIL');
+    assertAcceptablePassword(password, (c) => this.blocklist.isCommon(c), { email: email.value }, 'BOOTSTRAP_ADMIN_PASSWORD');
+    const passwordHash = await this.hasher.hash(password);
+    await this.tx.run(async () => {
+      const existing = await this.users.findByEmail(MASTER_REALM, email.value);
+      if (existing) {
+        existing.setRoles([...existing.roles, SUPER_ADMIN], now);
+        await this.users.save(existing);
+        await this.audit.record({ type: 'user.roles_changed', realmId: MASTER_REALM, userId: existing.id, at: now, details: { roles: existing.roles, by: 'bootstrap' } });
+        return;
+      }
+      const admin = User.register({
+        id: crypto.randomUUID(), realmId: MASTER_REALM, email: email.value, name: 'Administrator', passwordHash,
+        emailVerified: true, roles: [SUPER_ADMIN], now,
+      });
+      await this.users.insert(admin);
+      await this.audit.record({ type: 'user.created', realmId: MASTER_REALM, userId: admin.id, at: now, details: { roles: admin.roles, by: 'bootstrap' } });
+    });
+  }
+}

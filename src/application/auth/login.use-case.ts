@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
+import { Email } from '../../domain/user/email';
+import { MfaMethod, User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { PasswordHasher } from '../ports/password-hasher';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { ClientContext } from './client-context';
+import { DeviceObserver } from './device-observation';
+import { MfaChallenges } from './mfa-challenges';
+import { SessionIssuer, TokenSet } from './session-issuer';
+
+export interface LoginInput {
+  realm: Realm;
+  email: string;
+  password: string;
+  client: ClientContext;
+}
+
+export type LoginResult =
+  | { kind: 'authenticated'; user: User; tokens: TokenSet; sessionId: string }
+  | { kind: 'mfa-required'; user: User; mfaToken: string; methods: MfaMethod[] };
+
+const invalidCredentials = () => new DomainError('INVALID_CREDENTIALS', 'Invalid email or password');
+
+@Injectable()
+export class LoginUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly issuer: SessionIssuer,
+    private readonly devices: DeviceObserver,
+    private readonly mfaChallenges: MfaChallenges,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Password login (contract §3.2). Unknown email and wrong password fail alike, in the same time.
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | VALIDATION_FAILED
+   */
+  async execute(input: LoginInput): Promise<LoginResult> {
+    const observation = this.devices.observe(input.client);
+    const { realm, client } = input;
+    const user = await this.users.findByEmail(realm.id, Email.normalise(input.email));
+    if (!user || !user.passwordHash) {
+      await this.hasher.verifyDummy(input.password);
+      await this.audit.record({
+        type: 'login.failed', realmId: realm.id, userId: user?.id ?? null, ip: client.ip, at: this.clock.now(),
+        details: { reason: user ? 'no_password' : 'unknown_user' },
+      });
+      throw invalidCredentials();
+    }
+    const passwordMatches = await this.hasher.verify(input.password, user.passwordHash);
+    const now = this.clock.now();
+    if (!passwordMatches) {
+      await this.recordFailure(user, client, now);
+      throw invalidCredentials();
+    }
+    const status = user.statusAt(now);
+    if (status === 'suspended') {
+      await this.audit.record({ type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now, details: { reason: 'suspended' } });
+      throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
+    }
+    if (status === 'locked') {
+      await this.audit.record({ type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now, details: { reason: 'locked' } });
+      const retryAfter = user.lockRemainingSeconds(now);
+      throw new DomainError(
+        'ACCOUNT_LOCKED',
+        retryAfter ? 'This account is temporarily locked after too many failed logins' : 'This account is locked; an administrator must unlock it',
+        retryAfter ? { retryAfterSeconds: retryAfter } : {},
+      );
+    }
+    if (user.mfaEnabled) {
+      // No session yet: it is opened when the second factor succeeds (contract §3.5).
+      const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'login', now });
+      return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
+    }
+    const { session, tokens } = await this.tx.run(async () => {
+      await this.users.recordSuccessfulLogin(realm.id, user.id, now);
+      const opened = await this.issuer.open({ realm, user, client, observation, amr: ['pwd'], now });
+      await this.audit.record({ type: 'login.succeeded', realmId: realm.id, userId: user.id, sessionId: opened.session.id, ip: client.ip, at: now, details: { amr: ['pwd'] } });
+      return opened;
+    });
+    return { kind: 'authenticated', user, tokens, sessionId: session.id };
+  }
+
+  private async recordFailure(user: User, client: ClientContext, now: Date): Promise<void> {
+    await this.tx.run(async () => {
+      const outcome = await this.users.recordFailedLogin(user.realmId, user.id, {
+        maxFailures: this.config.lockoutMaxFailures,
+        durationSeconds: this.config.lockoutDurationSeconds,
+      }, now);
+      await this.audit.record({
+        type: 'login.failed', realmId: user.realmId, userId: user.id, ip: client.ip, at: now,
+        details: { reason: 'wrong_password', failures: outcome?.failures ?? null },
+      });
+      if (outcome?.lockedNow) {
+        await this.audit.record({
+          type: 'user.locked', realmId: user.realmId, userId: user.id, ip: client.ip, at: now,
+          details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
+        });
+      }
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+import { ClientContext } from './client-context';
+import { RefreshUseCase } from './refresh.use-case';
+
+@Injectable()
+export class LogoutUseCase {
+  constructor(
+    private readonly refresh: RefreshUseCase,
+    private readonly sessions: SessionRepository,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Ends the session the refresh token belongs to (contract §3.4); an ended session is a success.
+   * @throws DomainError INVALID_TOKEN for a token that never existed (in this realm)
+   */
+  async execute(input: { realm: Realm; refreshToken: string; client: ClientContext }): Promise<void> {
+    const context = await this.refresh.resolve(input.realm, input.refreshToken);
+    if (!context) throw new DomainError('INVALID_TOKEN', 'The refresh token is invalid');
+    const now = this.clock.now();
+    await this.tx.run(async () => {
+      if (await this.sessions.revoke(input.realm.id, context.session.id, now, 'logout')) {
+        await this.audit.record({
+          type: 'logout', realmId: input.realm.id, userId: context.user.id, sessionId: context.session.id, ip: input.client.ip, at: now,
+        });
+      }
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { RefreshTokenContext, RefreshTokenRepository } from '../ports/refresh-token.repository';
+import { SecureTokens } from '../ports/secure-tokens';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+import { ClientContext } from './client-context';
+import { SessionGuardian } from './session-guardian';
+import { SessionIssuer, TokenSet } from './session-issuer';
+
+export interface RefreshInput {
+  realm: Realm;
+  refreshToken: string;
+  client: ClientContext;
+}
+
+const invalidToken = () => new DomainError('INVALID_TOKEN', 'The refresh token is invalid');
+
+@Injectable()
+export class RefreshUseCase {
+  constructor(
+    private readonly refreshTokens: RefreshTokenRepository,
+    private readonly sessions: SessionRepository,
+    private readonly secureTokens: SecureTokens,
+    private readonly issuer: SessionIssuer,
+    private readonly guardian: SessionGuardian,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Finds the live context of a refresh token (shared with rate limiting, which keys on its user). */
+  async resolve(realm: Realm, refreshToken: string): Promise<RefreshTokenContext | null> {
+    if (typeof refreshToken !== 'string' || refreshToken.length < 16 || refreshToken.length > 256) return null;
+    const context = await this.refreshTokens.findWithSession(this.secureTokens.hash(refreshToken));
+    return context && context.session.realmId === realm.id ? context : null;
+  }
+
+  /**
+   * Rotates a refresh token (contract §3.3): a new token, the old one dead at once. A token
+   * re-presented within the leeway gets the same successor; later, reuse revokes the session.
+   * @throws DomainError INVALID_TOKEN | MFA_REQUIRED | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED
+   */
+  async execute(input: RefreshInput, resolved?: RefreshTokenContext | null): Promise<{ tokens: TokenSet }> {
+    const { realm, refreshToken, client } = input;
+    const context = resolved === undefined ? await this.resolve(realm, refreshToken) : resolved;
+    if (!context) throw invalidToken();
+    const { token, session, user } = context;
+    const now = this.clock.now();
+    if (!session.isLive(now, this.config.sessionIdleTimeoutSeconds) || !user.canAuthenticate(now)) throw invalidToken();
+
+    await this.guardian.check({ realm, user, session, client, now });
+
+    let rotatedAt = token.rotatedAt;
+    if (!rotatedAt) {
+      const successor = await this.secureTokens.successorOf(refreshToken);
+      const won = await this.tx.run(async () => {
+        if (!(await this.refreshTokens.markRotated(token.tokenHash, now))) return false;
+        await this.refreshTokens.insert(this.secureTokens.hash(successor), session.id, now);
+        session.touch(now, client.ip);
+        await this.sessions.save(session);
+        return true;
+      });
+      if (won) return { tokens: await this.issuer.tokens(realm, user, session, successor, now) };
+      rotatedAt = (await this.refreshTokens.rotatedAt(token.tokenHash)) ?? now;
+    }
+
+    if (now.getTime() - rotatedAt.getTime() <= this.config.refreshReuseLeewaySeconds * 1000) {
+      // Two tabs racing: the loser gets the very token the winner got, derived, never stored.
+      const successor = await this.secureTokens.successorOf(refreshToken);
+      return { tokens: await this.issuer.tokens(realm, user, session, successor, now) };
+    }
+
+    await this.tx.run(async () => {
+      await this.sessions.revoke(realm.id, session.id, now, 'refresh_token_reuse');
+      await this.audit.record({
+        type: 'refresh.reused', realmId: realm.id, userId: user.id, sessionId: session.id, ip: client.ip, at: now,
+        details: { rotatedAt: rotatedAt.toISOString() },
+      });
+    });
+    throw invalidToken();
+  }
+}

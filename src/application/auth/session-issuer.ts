@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
+import { Session } from '../../domain/session/session';
+import { User } from '../../domain/user/user';
+import { AccessTokens } from '../ports/access-tokens';
+import { GeoIp } from '../ports/geo-ip';
+import { RefreshTokenRepository } from '../ports/refresh-token.repository';
+import { SecureTokens } from '../ports/secure-tokens';
+import { SessionRepository } from '../ports/session.repository';
+import { ClientContext } from './client-context';
+import { DeviceObservation, DeviceObserver } from './device-observation';
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
+
+/** Opens sessions and issues the token pair of contract §2 (shared by login, MFA verify and refresh). */
+@Injectable()
+export class SessionIssuer {
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly refreshTokens: RefreshTokenRepository,
+    private readonly accessTokens: AccessTokens,
+    private readonly secureTokens: SecureTokens,
+    private readonly devices: DeviceObserver,
+    private readonly geoIp: GeoIp,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Writes a new session and its first refresh token; call inside the login transaction. */
+  async open(input: {
+    realm: Realm;
+    user: User;
+    client: ClientContext;
+    observation: DeviceObservation;
+    amr: string[];
+    now: Date;
+  }): Promise<{ session: Session; tokens: TokenSet }> {
+    const session = Session.open({
+      id: crypto.randomUUID(),
+      realmId: input.realm.id,
+      userId: input.user.id,
+      device: this.devices.device(input.observation, input.client, crypto.randomUUID()),
+      referenceFingerprint: input.observation.fingerprint,
+      ip: input.client.ip,
+      location: this.geoIp.locate(input.client.ip),
+      userAgent: input.client.userAgent?.slice(0, 1024) ?? null,
+      amr: input.amr,
+      now: input.now,
+      lifetime: {
+        idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
+        maxLifetimeSeconds: this.config.sessionMaxLifetimeSeconds,
+      },
+    });
+    await this.sessions.insert(session);
+    const refreshToken = this.secureTokens.generate();
+    await this.refreshTokens.insert(this.secureTokens.hash(refreshToken), session.id, input.now);
+    const tokens = await this.tokens(input.realm, input.user, session, refreshToken, input.now);
+    return { session, tokens };
+  }
+
+  /** A new refresh token for an existing session (MFA re-verification of a flagged session). */
+  async reissue(realm: Realm, user: User, session: Session, now: Date): Promise<TokenSet> {
+    const refreshToken = this.secureTokens.generate();
+    await this.refreshTokens.insert(this.secureTokens.hash(refreshToken), session.id, now);
+    return this.tokens(realm, user, session, refreshToken, now);
+  }
+
+  async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {
+    const expiresIn = realm.accessTokenTtl(this.config.accessTokenTtlSeconds);
+    const accessToken = await this.accessTokens.issue(
+      { sub: user.id, realm: realm.id, sid: session.id, roles: user.roles, amr: session.amr },
+      now,
+      expiresIn,
+    );
+    return { accessToken, refreshToken, expiresIn };
+  }
+}

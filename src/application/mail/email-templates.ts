@@ -1,0 +1,67 @@
+import { OutgoingEmail } from '../ports/mailer';
+
+interface TemplateInput {
+  realmId: string;
+  realmName: string;
+  to: string;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+function message(input: TemplateInput, subject: string, lines: string[], link?: { url: string; label: string }): OutgoingEmail {
+  const text = [...lines, ...(link ? ['', link.url] : []), '', `— ${input.realmName}`].join('\n');
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif">',
+    ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
+    link ? `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>` : '',
+    `<p>— ${escapeHtml(input.realmName)}</p>`,
+    '</body></html>',
+  ].join('');
+  // Subjects never carry user input, so no header can be injected through them.
+  return { realmId: input.realmId, to: input.to, subject: `${subject} — ${input.realmName}`.replace(/[\r\n]+/g, ' '), text, html };
+}
+
+/** Messages of contract §6. Links are built from PUBLIC_URL, never from request headers. */
+export const EmailTemplates = {
+  verification(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
+    const url = `${input.publicUrl}/verify-email?token=${encodeURIComponent(input.token)}`;
+    return message(
+      input,
+      'Verify your email address',
+      ['Please confirm your email address by opening the link below. The link is valid for 24 hours and works once.'],
+      { url, label: 'Verify email address' },
+    );
+  },
+
+  passwordReset(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
+    const url = `${input.publicUrl}/reset-password?token=${encodeURIComponent(input.token)}`;
+    return message(
+      input,
+      'Reset your password',
+      ['Someone asked to reset the password of your account. If it was you, open the link below within an hour. If not, ignore this message.'],
+      { url, label: 'Reset password' },
+    );
+  },
+
+  invitation(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
+    const url = `${input.publicUrl}/reset-password?token=${encodeURIComponent(input.token)}`;
+    return message(
+      input,
+      'Your new account',
+      ['An administrator created an account for you. Open the link below to choose your password; it is valid for an hour.'],
+      { url, label: 'Choose a password' },
+    );
+  },
+
+  passwordChanged(input: TemplateInput): OutgoingEmail {
+    return message(input, 'Your password was changed', [
+      'The password of your account was just changed. If you did not do this, reset your password at once and contact your administrator.',
+    ]);
+  },
+
+  securityNotice(input: TemplateInput & { what: string }): OutgoingEmail {
+    return message(input, 'Security notice', [input.what, 'If this was not you, change your password and review your sessions.']);
+  },
+};

@@ -1,0 +1,28 @@
+export interface AccessTokenClaims {
+  sub: string;
+  realm: string;
+  sid: string;
+  roles: string[];
+  amr: string[];
+}
+
+export interface VerifiedAccessToken extends AccessTokenClaims {
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+/** Signs and verifies access tokens (asymmetric JWTs, contract §2). */
+export abstract class AccessTokens {
+  abstract issue(claims: AccessTokenClaims, now: Date, ttlSeconds: number): Promise<string>;
+  /**
+   * @throws DomainError TOKEN_EXPIRED when expired; INVALID_TOKEN for anything else wrong
+   */
+  abstract verify(token: string, now: Date): Promise<VerifiedAccessToken>;
+  /** Public keys for `/.well-known/jwks.json`: the current and the previous key. */
+  abstract jwks(): Promise<{ keys: Record<string, unknown>[] }>;
+  /** Creates the first signing key when there is none (first start). */
+  abstract ensureKey(now: Date): Promise<void>;
+  /** Makes a new signing key current; the previous one stays published. */
+  abstract rotate(now: Date): Promise<string>;
+}

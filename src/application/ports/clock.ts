@@ -1,0 +1,4 @@
+/** The time source; tests substitute a controllable clock. */
+export abstract class Clock {
+  abstract now(): Date;
+}

@@ -1,0 +1,10 @@
+import { Realm } from '../../domain/realm/realm';
+
+export abstract class RealmRepository {
+  abstract findById(id: string): Promise<Realm | null>;
+  abstract list(): Promise<Realm[]>;
+  /** @throws DomainError VALIDATION_FAILED when a realm with this id exists */
+  abstract insert(realm: Realm): Promise<void>;
+  /** Creates the realm unless one with its id exists. */
+  abstract ensure(realm: Realm): Promise<void>;
+}

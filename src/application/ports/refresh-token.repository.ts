@@ -1,0 +1,27 @@
+import { Session } from '../../domain/session/session';
+import { User } from '../../domain/user/user';
+
+export interface RefreshTokenRecord {
+  tokenHash: string;
+  sessionId: string;
+  createdAt: Date;
+  rotatedAt: Date | null;
+}
+
+export interface RefreshTokenContext {
+  token: RefreshTokenRecord;
+  session: Session;
+  user: User;
+}
+
+export abstract class RefreshTokenRepository {
+  abstract insert(tokenHash: string, sessionId: string, now: Date): Promise<void>;
+  /** The token with its session and user, in one round trip; null when the hash is unknown. */
+  abstract findWithSession(tokenHash: string): Promise<RefreshTokenContext | null>;
+  /**
+   * Marks a live token rotated. Atomic: of concurrent callers exactly one gets true.
+   */
+  abstract markRotated(tokenHash: string, now: Date): Promise<boolean>;
+  /** The rotation time of a token, read after losing a rotation race. */
+  abstract rotatedAt(tokenHash: string): Promise<Date | null>;
+}

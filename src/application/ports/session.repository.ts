@@ -1,0 +1,28 @@
+import { Session, SessionStatus } from '../../domain/session/session';
+
+export interface SessionQuery {
+  realmId: string;
+  userId?: string;
+  status?: SessionStatus;
+  page: number;
+  limit: number;
+  now: Date;
+  idleTimeoutSeconds: number;
+}
+
+export abstract class SessionRepository {
+  abstract insert(session: Session): Promise<void>;
+  abstract save(session: Session): Promise<void>;
+  abstract findById(realmId: string, id: string): Promise<Session | null>;
+  /**
+   * Whether the session exists, is not revoked and has not passed its idle timeout or absolute
+   * lifetime at `now` — the check behind every access token (one indexed read).
+   */
+  abstract isLive(realmId: string, id: string, now: Date, idleTimeoutSeconds: number): Promise<boolean>;
+  /** Revokes one live session; false when it was already ended or does not exist. */
+  abstract revoke(realmId: string, id: string, now: Date, reason: string): Promise<boolean>;
+  /** Revokes every live session of the user except `exceptSessionId`; returns how many. */
+  abstract revokeAllForUser(realmId: string, userId: string, now: Date, reason: string, exceptSessionId?: string): Promise<number>;
+  /** Live sessions (neither revoked nor expired), newest first. */
+  abstract list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }>;
+}

@@ -1,0 +1,43 @@
+import { LockoutPolicy, User, UserStatus } from '../../domain/user/user';
+
+export interface FailedLoginOutcome {
+  failures: number;
+  /** True when this failure locked the account. */
+  lockedNow: boolean;
+}
+
+export type UserSort = 'createdAt' | '-createdAt' | 'email' | '-email' | 'lastLoginAt' | '-lastLoginAt';
+
+export interface UserQuery {
+  realmId: string;
+  page: number;
+  limit: number;
+  search?: string;
+  status?: UserStatus;
+  emailVerified?: boolean;
+  sort: UserSort;
+  now: Date;
+}
+
+export abstract class UserRepository {
+  abstract findById(realmId: string, id: string): Promise<User | null>;
+  /** @param email already normalised */
+  abstract findByEmail(realmId: string, email: string): Promise<User | null>;
+  /** @throws DomainError EMAIL_ALREADY_REGISTERED on a duplicate (realm, email) */
+  abstract insert(user: User): Promise<void>;
+  /** Writes every mutable field of the user. */
+  abstract save(user: User): Promise<void>;
+  /**
+   * Counts one wrong password atomically (parallel failures never slip past the limit) and
+   * locks the account on the `maxFailures`-th, exactly as `User.recordFailedLogin` does.
+   * A suspended or already locked account is left as it is (returns null).
+   */
+  abstract recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null>;
+  /** Resets the failure counter and stamps `lastLoginAt`. */
+  abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void>;
+  /** Removes the user with its sessions, credentials and tokens; false when absent. */
+  abstract delete(realmId: string, id: string): Promise<boolean>;
+  abstract list(query: UserQuery): Promise<{ users: User[]; total: number }>;
+  /** Whether any user of the realm holds the role. */
+  abstract existsWithRole(realmId: string, role: string): Promise<boolean>;
+}

@@ -1,0 +1,60 @@
+/** A `count/seconds` rate limit (API.md §8, §11). */
+export interface RateLimit {
+  limit: number;
+  ttlSeconds: number;
+}
+
+/**
+ * The service's configuration, parsed once from the environment by `loadConfig`.
+ * Application code receives this class by injection; nothing else reads `process.env`.
+ */
+export class AppConfig {
+  port: number;
+  host: string;
+  /** PostgreSQL URL; null selects the embedded PGlite database in `dataDir`. */
+  databaseUrl: string | null;
+  /** Where the embedded database lives; `memory` keeps it in memory (tests). */
+  dataDir: string;
+  redisUrl: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  publicUrl: string;
+  /** Express `trust proxy` value; false when unset. */
+  trustProxy: boolean | number | string | string[];
+  bootstrapAdminEmail: string | null;
+  bootstrapAdminPassword: string | null;
+  accessTokenTtlSeconds: number;
+  sessionIdleTimeoutSeconds: number;
+  sessionMaxLifetimeSeconds: number;
+  refreshReuseLeewaySeconds: number;
+  lockoutMaxFailures: number;
+  lockoutDurationSeconds: number;
+  fingerprintMatchThreshold: number;
+  bcryptCost: number;
+  rateLimits: {
+    login: RateLimit;
+    register: RateLimit;
+    refresh: RateLimit;
+    mfaVerify: RateLimit;
+    emailRequests: RateLimit;
+    default: RateLimit;
+  };
+  adminRequireMfa: boolean;
+  webauthnRpId: string;
+  webauthnRpName: string;
+  webauthnOrigins: string[];
+  corsOrigins: string[];
+  logLevel: string;
+  /** 32-byte key (base64) for encrypting TOTP secrets; null → a key generated and kept in the database. */
+  mfaEncryptionKey: string | null;
+  geoipDb: string | null;
+  issuer: string;
+  defaultRealm: string;
+  sessionRetentionDays: number;
+  auditRetentionDays: number;
+  keyRotationDays: number;
+  /** Seconds between outbox dispatcher polls; 0 disables the dispatcher in this process. */
+  outboxPollIntervalMs: number;
+  /** Seconds between housekeeping runs; 0 disables it in this process. */
+  housekeepingIntervalSeconds: number;
+}

@@ -1,0 +1,165 @@
+import { AppConfig, RateLimit } from './app-config';
+
+/** Thrown when a variable has an invalid value; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function ratio(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || value < 0 || value > 1) {
+    throw new ConfigError(name, `must be a number between 0 and 1, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function rateLimit(env: Env, name: string, fallback: RateLimit): RateLimit {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const match = /^(\d+)\/(\d+)$/.exec(raw);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+    throw new ConfigError(name, `must be "count/seconds" with both at least 1, got "${raw}"`);
+  }
+  return { limit: Number(match[1]), ttlSeconds: Number(match[2]) };
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const raw = optional(env, name) ?? fallback;
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function trustProxy(env: Env): AppConfig['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'off' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const items = list(env, 'TRUST_PROXY');
+  const named = ['loopback', 'linklocal', 'uniquelocal'];
+  const cidr = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/;
+  for (const item of items) {
+    if (!named.includes(item) && !cidr.test(item)) {
+      throw new ConfigError('TRUST_PROXY', `must be loopback, a hop count or a list of addresses/CIDRs, got "${item}"`);
+    }
+  }
+  return items.length === 1 ? items[0] : items;
+}
+
+const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
+
+/**
+ * Parses the environment once. Throws ConfigError naming the first invalid variable.
+ */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const config = new AppConfig();
+  config.port = int(env, 'PORT', 3000, 0, 65535);
+  config.host = str(env, 'HOST', '0.0.0.0');
+  config.databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  config.dataDir = str(env, 'DATA_DIR', './data');
+  config.redisUrl = url(env, 'REDIS_URL', null, ['redis:', 'rediss:']);
+  config.smtpUrl = url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']);
+  config.mailFrom = str(env, 'MAIL_FROM', 'Identity Service <no-reply@localhost>');
+  if (/[\r\n]/.test(config.mailFrom)) throw new ConfigError('MAIL_FROM', 'must not contain line breaks');
+  config.publicUrl = (url(env, 'PUBLIC_URL', DEFAULT_PUBLIC_URL, ['http:', 'https:']) as string).replace(/\/+$/, '');
+  config.trustProxy = trustProxy(env);
+  config.bootstrapAdminEmail = optional(env, 'BOOTSTRAP_ADMIN_EMAIL');
+  config.bootstrapAdminPassword = optional(env, 'BOOTSTRAP_ADMIN_PASSWORD');
+  if (!!config.bootstrapAdminEmail !== !!config.bootstrapAdminPassword) {
+    throw new ConfigError(
+      config.bootstrapAdminEmail ? 'BOOTSTRAP_ADMIN_PASSWORD' : 'BOOTSTRAP_ADMIN_EMAIL',
+      'must be set together with its pair',
+    );
+  }
+  config.accessTokenTtlSeconds = int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 1, 86400);
+  config.sessionIdleTimeoutSeconds = int(env, 'SESSION_IDLE_TIMEOUT_SECONDS', 604800, 1);
+  config.sessionMaxLifetimeSeconds = int(env, 'SESSION_MAX_LIFETIME_SECONDS', 2592000, 1);
+  config.refreshReuseLeewaySeconds = int(env, 'REFRESH_REUSE_LEEWAY_SECONDS', 10, 0, 3600);
+  config.lockoutMaxFailures = int(env, 'LOCKOUT_MAX_FAILURES', 10, 1, 1000);
+  config.lockoutDurationSeconds = int(env, 'LOCKOUT_DURATION_SECONDS', 900, 0);
+  config.fingerprintMatchThreshold = ratio(env, 'FINGERPRINT_MATCH_THRESHOLD', 0.7);
+  config.bcryptCost = int(env, 'BCRYPT_COST', 12, 4, 31);
+  config.rateLimits = {
+    login: rateLimit(env, 'RATE_LIMIT_LOGIN', { limit: 5, ttlSeconds: 900 }),
+    register: rateLimit(env, 'RATE_LIMIT_REGISTER', { limit: 3, ttlSeconds: 3600 }),
+    refresh: rateLimit(env, 'RATE_LIMIT_REFRESH', { limit: 10, ttlSeconds: 60 }),
+    mfaVerify: rateLimit(env, 'RATE_LIMIT_MFA_VERIFY', { limit: 5, ttlSeconds: 60 }),
+    emailRequests: rateLimit(env, 'RATE_LIMIT_EMAIL', { limit: 3, ttlSeconds: 3600 }),
+    default: rateLimit(env, 'RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
+  };
+  config.adminRequireMfa = bool(env, 'ADMIN_REQUIRE_MFA', false);
+  const publicUrl = new URL(config.publicUrl);
+  config.webauthnRpId = str(env, 'WEBAUTHN_RP_ID', publicUrl.hostname);
+  config.webauthnRpName = str(env, 'WEBAUTHN_RP_NAME', 'Identity Service');
+  config.webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS');
+  if (config.webauthnOrigins.length === 0) config.webauthnOrigins = [publicUrl.origin];
+  for (const origin of config.webauthnOrigins) url({ WEBAUTHN_ORIGINS: origin }, 'WEBAUTHN_ORIGINS', null, ['http:', 'https:']);
+  config.corsOrigins = list(env, 'CORS_ORIGINS');
+  for (const origin of config.corsOrigins) url({ CORS_ORIGINS: origin }, 'CORS_ORIGINS', null, ['http:', 'https:']);
+  config.logLevel = str(env, 'LOG_LEVEL', 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  config.mfaEncryptionKey = optional(env, 'MFA_ENCRYPTION_KEY');
+  if (config.mfaEncryptionKey && Buffer.from(config.mfaEncryptionKey, 'base64').length !== 32) {
+    throw new ConfigError('MFA_ENCRYPTION_KEY', 'must be 32 bytes encoded in base64');
+  }
+  config.geoipDb = optional(env, 'GEOIP_DB');
+  config.issuer = str(env, 'JWT_ISSUER', config.publicUrl);
+  config.defaultRealm = 'default';
+  config.sessionRetentionDays = int(env, 'SESSION_RETENTION_DAYS', 30, 1);
+  config.auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 365, 1);
+  config.keyRotationDays = int(env, 'KEY_ROTATION_DAYS', 90, 1);
+  config.outboxPollIntervalMs = int(env, 'OUTBOX_POLL_INTERVAL_MS', 1000, 0);
+  config.housekeepingIntervalSeconds = int(env, 'HOUSEKEEPING_INTERVAL_SECONDS', 3600, 0);
+  return config;
+}

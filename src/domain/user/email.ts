@@ -1,0 +1,28 @@
+import { DomainError } from '../errors';
+
+// Deliberately plain: one @, no whitespace or control characters (no header injection), a dotted domain.
+const EMAIL = /^[^\s@\p{Cc}"<>()[\]\\,;:]+@[^\s@\p{Cc}"<>()[\]\\,;:]+\.[^\s@\p{Cc}"<>()[\]\\,;:]{2,}$/u;
+
+/** An email address normalised as the contract says: trimmed and lower-cased. */
+export class Email {
+  private constructor(readonly value: string) {}
+
+  /**
+   * @throws DomainError VALIDATION_FAILED when the address is longer than 254 characters or malformed
+   */
+  static parse(raw: string, field = 'email'): Email {
+    const value = raw.trim().toLowerCase();
+    if (value.length > 254) throw DomainError.validation(field, 'must be at most 254 characters');
+    if (!EMAIL.test(value)) throw DomainError.validation(field, 'must be an email');
+    return new Email(value);
+  }
+
+  /** Normalises without validating, for lookups where a malformed address simply finds nothing. */
+  static normalise(raw: string): string {
+    return raw.trim().toLowerCase();
+  }
+
+  get localPart(): string {
+    return this.value.slice(0, this.value.indexOf('@'));
+  }
+}

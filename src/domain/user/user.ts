@@ -1,0 +1,232 @@
+import { DomainError } from '../errors';
+import { Email } from './email';
+
+export type UserStatus = 'active' | 'suspended' | 'locked';
+export type MfaMethod = 'totp' | 'webauthn';
+
+export interface UserProfile {
+  firstName: string;
+  lastName: string;
+  avatar: string | null;
+}
+
+export interface UserState {
+  id: string;
+  realmId: string;
+  email: string;
+  emailVerified: boolean;
+  /** bcrypt hash of the pre-hashed password; null until an invited user sets one. */
+  passwordHash: string | null;
+  profile: UserProfile;
+  /** Stored status; a lock whose time has passed reads as `active` (see `statusAt`). */
+  status: UserStatus;
+  lockedUntil: Date | null;
+  failedLoginCount: number;
+  roles: string[];
+  mfaMethods: MfaMethod[];
+  createdAt: Date;
+  updatedAt: Date;
+  lastLoginAt: Date | null;
+}
+
+export interface LockoutPolicy {
+  maxFailures: number;
+  /** 0 = locked until an administrator unlocks. */
+  durationSeconds: number;
+}
+
+/** `name` at register splits at its first space (contract §2). */
+export function splitName(name: string): { firstName: string; lastName: string } {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 100) throw DomainError.validation('name', 'must be 1 to 100 characters');
+  if (/[\p{Cc}]/u.test(trimmed)) throw DomainError.validation('name', 'must not contain control characters');
+  const space = trimmed.indexOf(' ');
+  return space < 0
+    ? { firstName: trimmed, lastName: '' }
+    : { firstName: trimmed.slice(0, space), lastName: trimmed.slice(space + 1).trim() };
+}
+
+export class User {
+  private constructor(private state: UserState) {}
+
+  /**
+   * Creates a user with status active and no roles unless given.
+   * @throws DomainError VALIDATION_FAILED for a malformed email or name
+   */
+  static register(input: {
+    id: string;
+    realmId: string;
+    email: string;
+    name: string;
+    passwordHash: string | null;
+    emailVerified?: boolean;
+    roles?: string[];
+    now: Date;
+  }): User {
+    const email = Email.parse(input.email);
+    const { firstName, lastName } = splitName(input.name);
+    return new User({
+      id: input.id,
+      realmId: input.realmId,
+      email: email.value,
+      emailVerified: input.emailVerified ?? false,
+      passwordHash: input.passwordHash,
+      profile: { firstName, lastName, avatar: null },
+      status: 'active',
+      lockedUntil: null,
+      failedLoginCount: 0,
+      roles: [...new Set(input.roles ?? [])],
+      mfaMethods: [],
+      createdAt: input.now,
+      updatedAt: input.now,
+      lastLoginAt: null,
+    });
+  }
+
+  static restore(state: UserState): User {
+    return new User({ ...state, profile: { ...state.profile }, roles: [...state.roles], mfaMethods: [...state.mfaMethods] });
+  }
+
+  get id(): string {
+    return this.state.id;
+  }
+  get realmId(): string {
+    return this.state.realmId;
+  }
+  get email(): string {
+    return this.state.email;
+  }
+  get emailVerified(): boolean {
+    return this.state.emailVerified;
+  }
+  get passwordHash(): string | null {
+    return this.state.passwordHash;
+  }
+  get profile(): UserProfile {
+    return { ...this.state.profile };
+  }
+  get roles(): string[] {
+    return [...this.state.roles];
+  }
+  get mfaMethods(): MfaMethod[] {
+    return [...this.state.mfaMethods];
+  }
+  get mfaEnabled(): boolean {
+    return this.state.mfaMethods.length > 0;
+  }
+  get createdAt(): Date {
+    return this.state.createdAt;
+  }
+  get lastLoginAt(): Date | null {
+    return this.state.lastLoginAt;
+  }
+  get failedLoginCount(): number {
+    return this.state.failedLoginCount;
+  }
+  get lockedUntil(): Date | null {
+    return this.state.lockedUntil;
+  }
+
+  /** The status as of `now`: a temporary lock that has run out reads as active. */
+  statusAt(now: Date): UserStatus {
+    if (this.state.status === 'locked' && this.state.lockedUntil && this.state.lockedUntil <= now) return 'active';
+    return this.state.status;
+  }
+
+  /** Seconds until a temporary lock lifts; null when not locked or locked until unlocked. */
+  lockRemainingSeconds(now: Date): number | null {
+    if (this.statusAt(now) !== 'locked' || !this.state.lockedUntil) return null;
+    return Math.max(1, Math.ceil((this.state.lockedUntil.getTime() - now.getTime()) / 1000));
+  }
+
+  /**
+   * Whether the user may hold sessions and obtain tokens at `now`.
+   */
+  canAuthenticate(now: Date): boolean {
+    return this.statusAt(now) === 'active';
+  }
+
+  /**
+   * Counts a wrong password; the `maxFailures`-th consecutive one locks the account.
+   * Repositories apply the same rule atomically (`UserRepository.recordFailedLogin`).
+   */
+  recordFailedLogin(now: Date, policy: LockoutPolicy): void {
+    if (this.statusAt(now) !== 'active') return;
+    const failures = (this.state.status === 'locked' ? 0 : this.state.failedLoginCount) + 1;
+    const locks = failures >= policy.maxFailures;
+    this.state = {
+      ...this.state,
+      failedLoginCount: failures,
+      status: locks ? 'locked' : 'active',
+      lockedUntil: locks && policy.durationSeconds > 0 ? new Date(now.getTime() + policy.durationSeconds * 1000) : null,
+      updatedAt: now,
+    };
+  }
+
+  /** A successful login resets the failure counter (contract §4). */
+  recordSuccessfulLogin(now: Date): void {
+    this.state = { ...this.state, failedLoginCount: 0, lastLoginAt: now, updatedAt: now };
+    if (this.state.status === 'locked') this.state = { ...this.state, status: 'active', lockedUntil: null };
+  }
+
+  /**
+   * active or locked → suspended.
+   * @throws DomainError INVALID_USER_STATE when already suspended
+   */
+  suspend(now: Date): void {
+    this.assertStatus(now, ['active', 'locked'], 'suspend');
+    this.state = { ...this.state, status: 'suspended', lockedUntil: null, failedLoginCount: 0, updatedAt: now };
+  }
+
+  /**
+   * suspended → active.
+   * @throws DomainError INVALID_USER_STATE unless suspended
+   */
+  activate(now: Date): void {
+    this.assertStatus(now, ['suspended'], 'activate');
+    this.state = { ...this.state, status: 'active', updatedAt: now };
+  }
+
+  /**
+   * locked → active, failure counter reset.
+   * @throws DomainError INVALID_USER_STATE unless locked
+   */
+  unlock(now: Date): void {
+    this.assertStatus(now, ['locked'], 'unlock');
+    this.state = { ...this.state, status: 'active', lockedUntil: null, failedLoginCount: 0, updatedAt: now };
+  }
+
+  changePasswordHash(passwordHash: string, now: Date): void {
+    this.state = { ...this.state, passwordHash, updatedAt: now };
+  }
+
+  verifyEmail(now: Date): void {
+    this.state = { ...this.state, emailVerified: true, updatedAt: now };
+  }
+
+  /**
+   * Replaces the realm roles.
+   * @throws DomainError VALIDATION_FAILED for a malformed role name
+   */
+  setRoles(roles: string[], now: Date): void {
+    for (const role of roles) {
+      if (!/^[a-z][a-z0-9-]{0,62}$/.test(role)) throw DomainError.validation('roles', `"${role}" is not a valid role name`);
+    }
+    this.state = { ...this.state, roles: [...new Set(roles)], updatedAt: now };
+  }
+
+  setMfaMethods(methods: MfaMethod[]): void {
+    this.state = { ...this.state, mfaMethods: [...new Set(methods)].sort() as MfaMethod[] };
+  }
+
+  snapshot(): UserState {
+    return User.restore(this.state).state;
+  }
+
+  private assertStatus(now: Date, allowed: UserStatus[], action: string): void {
+    const current = this.statusAt(now);
+    if (!allowed.includes(current)) {
+      throw new DomainError('INVALID_USER_STATE', `Cannot ${action} a user whose status is ${current}`);
+    }
+  }
+}
