@@ -51,7 +51,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     LOG_LEVEL: 'silent',
     OUTBOX_POLL_INTERVAL_MS: '0',
     HOUSEKEEPING_INTERVAL_SECONDS: '0',
-    REDIS_URL: process.env.TEST_REDIS_URL,
+    REDIS_URL: process.env.REDIS_URL,
     ...RELAXED_LIMITS,
     ...options.env,
   };

@@ -6,7 +6,7 @@ async function main(): Promise<void> {
   const dataSource = await openDatabase(loadConfig());
   const pending = await dataSource.showMigrations();
   await dataSource.destroy();
-  console.log(pending ? 'Migrations are still pending' : 'All migrations are applied');
+  console.warn(pending ? 'Migrations are still pending' : 'All migrations are applied');
   process.exitCode = pending ? 1 : 0;
 }
 

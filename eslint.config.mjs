@@ -1,0 +1,67 @@
+// @ts-check
+import tseslint from 'typescript-eslint';
+
+/** Bare package imports and paths that leave a layer, as no-restricted-imports patterns. */
+const outside = (...folders) => ({
+  regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`,
+  message: 'This layer may not import from there (see docs/architecture.md: what may import what).',
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.cjs', '**/*.mjs'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  {
+    // The domain is pure TypeScript: no framework, no driver, no Node built-ins.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^[^.]', message: 'The domain imports nothing but the domain.' },
+            outside('application', 'adapters', 'config'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Use cases see the domain, the ports and the plain AppConfig; Nest only for @Injectable.
+    files: ['src/application/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@nestjs/common', allowImportNames: ['Injectable'], message: 'Application code uses only Injectable from Nest.' }],
+          patterns: [
+            { regex: '^(?!@nestjs/common$)[^.]', message: 'Application code imports no packages: put I/O behind a port.' },
+            outside('adapters'),
+            { regex: '^(\\.\\./)+config/(?!app-config$)', message: 'Application code may use only the AppConfig class.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Adapters depend inwards; the HTTP adapter reaches the database only through ports.
+    files: ['src/adapters/**/*.ts'],
+    ignores: ['src/adapters/http/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outside('http')] }] },
+  },
+  {
+    files: ['src/adapters/http/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outside('persistence', 'mail', 'crypto')] }] },
+  },
+  {
+    files: ['src/main.ts', 'src/cli.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);
