@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { BootstrapUseCase } from './application/admin/bootstrap.use-case';
+import { AccountEmails } from './application/auth/account-emails';
 import { AuthenticateUseCase } from './application/auth/authenticate.use-case';
 import { DeviceObserver } from './application/auth/device-observation';
 import { GetMeUseCase } from './application/auth/get-me.use-case';
@@ -88,6 +89,7 @@ import { ConfigModule } from './config/config.module';
     SessionIssuer,
     SessionGuardian,
     MfaChallenges,
+    AccountEmails,
     RegisterUseCase,
     LoginUseCase,
     RefreshUseCase,

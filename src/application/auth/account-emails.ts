@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
+import { User } from '../../domain/user/user';
+import { EmailTemplates } from '../mail/email-templates';
+import { Mailer, OutgoingEmail } from '../ports/mailer';
+import { OneTimeTokenKind, OneTimeTokenRepository } from '../ports/one-time-token.repository';
+import { SecureTokens } from '../ports/secure-tokens';
+
+export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
+export const PASSWORD_RESET_TTL_SECONDS = 3600;
+
+/**
+ * The account emails that carry a single-use link token (contract §6) and the notices that
+ * follow account changes. Each method writes to the outbox through `Mailer`, so call it inside
+ * the transaction of the change that causes the email: both commit or neither does.
+ */
+@Injectable()
+export class AccountEmails {
+  constructor(
+    private readonly oneTimeTokens: OneTimeTokenRepository,
+    private readonly secureTokens: SecureTokens,
+    private readonly mailer: Mailer,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A new 24-hour verification link; older unused verification tokens of the user stop working. */
+  async sendVerification(realm: Realm, user: User, now: Date): Promise<void> {
+    const token = await this.issue(user, 'email_verification', EMAIL_VERIFICATION_TTL_SECONDS, now);
+    await this.mailer.enqueue(EmailTemplates.verification({ ...this.addressing(realm, user), publicUrl: this.config.publicUrl, token }));
+  }
+
+  /** A new 1-hour password-reset link; older unused reset tokens of the user stop working. */
+  async sendPasswordReset(realm: Realm, user: User, now: Date): Promise<void> {
+    const token = await this.issue(user, 'password_reset', PASSWORD_RESET_TTL_SECONDS, now);
+    await this.mailer.enqueue(EmailTemplates.passwordReset({ ...this.addressing(realm, user), publicUrl: this.config.publicUrl, token }));
+  }
+
+  /**
+   * For a user created by an administrator without a password: a 1-hour link to choose one.
+   * It is a password-reset token, redeemed at POST /password/reset.
+   */
+  async sendInvitation(realm: Realm, user: User, now: Date): Promise<void> {
+    const token = await this.issue(user, 'password_reset', PASSWORD_RESET_TTL_SECONDS, now);
+    await this.mailer.enqueue(EmailTemplates.invitation({ ...this.addressing(realm, user), publicUrl: this.config.publicUrl, token }));
+  }
+
+  /** Tells the owner that the password was changed or reset (no link, nothing to redeem). */
+  async sendPasswordChanged(realm: Realm, user: User): Promise<void> {
+    await this.mailer.enqueue(EmailTemplates.passwordChanged(this.addressing(realm, user)));
+  }
+
+  /** Any other security notice to the account's owner. */
+  async sendSecurityNotice(realm: Realm, user: User, what: string): Promise<void> {
+    const message: OutgoingEmail = EmailTemplates.securityNotice({ ...this.addressing(realm, user), what });
+    await this.mailer.enqueue(message);
+  }
+
+  private addressing(realm: Realm, user: User) {
+    return { realmId: user.realmId, realmName: realm.name, to: user.email };
+  }
+
+  /** Voids the older tokens of the kind, stores the new one as a hash bound to realm, user and address. */
+  private async issue(user: User, kind: OneTimeTokenKind, ttlSeconds: number, now: Date): Promise<string> {
+    const token = this.secureTokens.generate();
+    await this.oneTimeTokens.voidUnused(user.id, kind, now);
+    await this.oneTimeTokens.insert({
+      tokenHash: this.secureTokens.hash(token),
+      realmId: user.realmId,
+      userId: user.id,
+      kind,
+      email: user.email,
+      payload: {},
+      attempts: 0,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+      usedAt: null,
+    });
+    return token;
+  }
+}
