@@ -38,7 +38,7 @@ describe('UaParserDeviceDetector', () => {
   it.each([
     ['an iPhone', UA.safariIphone, 'Mobile Safari 17 on iOS'],
     ['an iPad', UA.safariIpad, 'Mobile Safari 17 on iOS'],
-    ['an Android phone', UA.chromeAndroid, 'Mobile Chrome 131 on Android'],
+    ['an Android phone', UA.chromeAndroid, 'Chrome 131 on Android'],
   ])('reports %s as mobile', (_device, userAgent, name) => {
     expect(detector.detect(userAgent)).toMatchObject({ deviceType: 'mobile', name });
   });
@@ -58,6 +58,14 @@ describe('UaParserDeviceDetector', () => {
     ['Go', 'Go-http-client/2.0', 'Go-http-client 2'],
     ['okhttp', 'okhttp/4.12.0', 'okhttp 4'],
     ['a crawler', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'Googlebot 2'],
+    ['Wget', 'Wget/1.21.4', 'Wget 1'],
+    ['Java', 'Java/17.0.9', 'Java 17'],
+    ['Apache HttpClient', 'Apache-HttpClient/4.5.14 (Java/17.0.9)', 'Apache-HttpClient 4'],
+    [
+      'a crawler posing as a phone',
+      'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.69 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      'Googlebot 2 on Android',
+    ],
   ])('reports %s as an api client', (_client, userAgent, name) => {
     expect(detector.detect(userAgent)).toMatchObject({ deviceType: 'api', name });
   });
@@ -81,5 +89,16 @@ describe('UaParserDeviceDetector', () => {
 
   it('does not throw on a very long header', () => {
     expect(() => detector.detect(`${UA.chromeMac} ${'x'.repeat(100_000)}`)).not.toThrow();
+  });
+
+  it('answers quickly on headers built to make its patterns backtrack', () => {
+    const started = process.hrtime.bigint();
+    for (const header of ['bot'.repeat(30_000), ` ${'a.'.repeat(50_000)}`, `curl${'/1'.repeat(50_000)}`]) detector.detect(header);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(500);
+  });
+
+  it('does not take a browser whose User-Agent merely contains a product token for an api client', () => {
+    expect(detector.detect(UA.firefoxWindows).deviceType).toBe('browser');
+    expect(detector.detect(`${UA.chromeMac} curl/8.4.0`).deviceType).toBe('browser');
   });
 });
