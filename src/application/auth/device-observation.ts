@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DeviceFingerprint, ipPrefix, parseClientFingerprint } from '../../domain/session/device-fingerprint';
+import { DeviceFingerprint, observeServerComponents, parseClientFingerprint } from '../../domain/session/device-fingerprint';
 import { SessionDevice } from '../../domain/session/session';
 import { DetectedDevice, DeviceDetector } from '../ports/device-detector';
 import { ClientContext } from './client-context';
@@ -20,15 +20,15 @@ export class DeviceObserver {
     const detected = this.detector.detect(client.userAgent ?? undefined);
     const fingerprint: DeviceFingerprint = {
       client: clientFingerprint,
-      server: {
+      server: observeServerComponents({
         browser: detected.browser,
         browserMajor: detected.browserMajor,
         os: detected.os,
         osVersion: detected.osVersion,
         deviceType: detected.deviceType,
-        acceptLanguage: client.acceptLanguage?.trim().toLowerCase().slice(0, 200) || undefined,
-        ipPrefix: ipPrefix(client.ip),
-      },
+        acceptLanguage: client.acceptLanguage ?? undefined,
+        ip: client.ip,
+      }),
     };
     return { fingerprint, detected };
   }

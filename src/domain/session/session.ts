@@ -1,5 +1,7 @@
+import type { DeviceType } from './device-fingerprint';
+
+export type { DeviceType } from './device-fingerprint';
 export type SessionStatus = 'active' | 'flagged';
-export type DeviceType = 'browser' | 'mobile' | 'desktop' | 'api' | 'unknown';
 
 export interface SessionDevice {
   id: string;
