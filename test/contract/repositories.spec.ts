@@ -1,0 +1,132 @@
+import { RefreshTokenRepository } from '../../src/application/ports/refresh-token.repository';
+import { SessionRepository } from '../../src/application/ports/session.repository';
+import { UserRepository } from '../../src/application/ports/user.repository';
+import { Session } from '../../src/domain/session/session';
+import { aUser } from '../builders/user.builder';
+import { InMemoryRefreshTokenRepository } from '../fakes/in-memory-refresh-token.repository';
+import { InMemorySessionRepository } from '../fakes/in-memory-session.repository';
+import { InMemoryUserRepository } from '../fakes/in-memory-user.repository';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * One contract, two implementations: the in-memory fakes used by unit tests and the TypeORM
+ * repositories on the real database must behave alike, so the fakes cannot drift.
+ */
+interface Repos {
+  users: UserRepository;
+  sessions: SessionRepository;
+  refreshTokens: RefreshTokenRepository;
+}
+
+const now = new Date('2026-11-25T12:00:00.000Z');
+const policy = { maxFailures: 3, durationSeconds: 60 };
+
+function aSession(userId: string, realmId = 'default'): Session {
+  return Session.open({
+    id: crypto.randomUUID(), realmId, userId,
+    device: { id: crypto.randomUUID(), name: 'Firefox 140 on Linux', type: 'browser', fingerprint: null },
+    referenceFingerprint: { client: null, server: { browser: 'Firefox' } },
+    ip: '203.0.113.7', location: { country: null, city: null }, userAgent: 'UA', amr: ['pwd'], now,
+    lifetime: { idleTimeoutSeconds: 3600, maxLifetimeSeconds: 86400 },
+  });
+}
+
+function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: () => Promise<void> }>) {
+  describe(`repository contract: ${name}`, () => {
+    let repos: Repos;
+    let teardown: () => Promise<void>;
+    beforeAll(async () => {
+      ({ repos, teardown } = await setup());
+    });
+    afterAll(async () => teardown());
+
+    it('finds a user by id and by email only within its realm', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      expect((await repos.users.findById('default', user.id))?.email).toBe(user.email);
+      expect((await repos.users.findByEmail('default', user.email))?.id).toBe(user.id);
+      expect(await repos.users.findById('master', user.id)).toBeNull();
+      expect(await repos.users.findByEmail('master', user.email)).toBeNull();
+    });
+
+    it('refuses a duplicate email in a realm with EMAIL_ALREADY_REGISTERED', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      await expect(repos.users.insert(aUser({ email: user.email }))).rejects.toMatchObject({ code: 'EMAIL_ALREADY_REGISTERED' });
+      await repos.users.insert(aUser({ email: user.email, realmId: 'master' }));
+    });
+
+    it('counts failed logins and locks at the limit, then ignores further failures while locked', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      expect(await repos.users.recordFailedLogin('default', user.id, policy, now)).toEqual({ failures: 1, lockedNow: false });
+      expect(await repos.users.recordFailedLogin('default', user.id, policy, now)).toEqual({ failures: 2, lockedNow: false });
+      expect(await repos.users.recordFailedLogin('default', user.id, policy, now)).toEqual({ failures: 3, lockedNow: true });
+      expect(await repos.users.recordFailedLogin('default', user.id, policy, now)).toBeNull();
+      const locked = await repos.users.findById('default', user.id);
+      expect(locked?.statusAt(now)).toBe('locked');
+      expect(locked?.lockRemainingSeconds(now)).toBe(60);
+      const later = new Date(now.getTime() + 60_000);
+      expect(await repos.users.recordFailedLogin('default', user.id, policy, later)).toEqual({ failures: 1, lockedNow: false });
+    });
+
+    it('persists every field save() is given', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      user.suspend(now);
+      user.setRoles(['realm-admin'], now);
+      user.verifyEmail(now);
+      await repos.users.save(user);
+      const stored = await repos.users.findById('default', user.id);
+      expect(stored?.statusAt(now)).toBe('suspended');
+      expect(stored?.roles).toEqual(['realm-admin']);
+      expect(stored?.emailVerified).toBe(true);
+      expect(await repos.users.existsWithRole('default', 'realm-admin')).toBe(true);
+    });
+
+    it('reports live sessions, revokes once, and revokes all of a user but one', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      const [a, b, c] = [aSession(user.id), aSession(user.id), aSession(user.id)];
+      for (const s of [a, b, c]) await repos.sessions.insert(s);
+      expect(await repos.sessions.isLive('default', a.id, now, 3600)).toBe(true);
+      expect(await repos.sessions.isLive('master', a.id, now, 3600)).toBe(false);
+      expect(await repos.sessions.isLive('default', a.id, new Date(now.getTime() + 3601_000), 3600)).toBe(false);
+      expect(await repos.sessions.revoke('default', a.id, now, 'logout')).toBe(true);
+      expect(await repos.sessions.revoke('default', a.id, now, 'logout')).toBe(false);
+      expect(await repos.sessions.revokeAllForUser('default', user.id, now, 'admin', b.id)).toBe(1);
+      expect(await repos.sessions.isLive('default', b.id, now, 3600)).toBe(true);
+      expect(await repos.sessions.isLive('default', c.id, now, 3600)).toBe(false);
+    });
+
+    it('finds a refresh token with its session and user, and rotates it exactly once', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      const session = aSession(user.id);
+      await repos.sessions.insert(session);
+      await repos.refreshTokens.insert('hash-1', session.id, now);
+      const found = await repos.refreshTokens.findWithSession('hash-1');
+      expect(found?.session.id).toBe(session.id);
+      expect(found?.user.id).toBe(user.id);
+      expect(found?.token.rotatedAt).toBeNull();
+      expect(await repos.refreshTokens.markRotated('hash-1', now)).toBe(true);
+      expect(await repos.refreshTokens.markRotated('hash-1', now)).toBe(false);
+      expect((await repos.refreshTokens.rotatedAt('hash-1'))?.toISOString()).toBe(now.toISOString());
+      expect(await repos.refreshTokens.findWithSession('unknown')).toBeNull();
+    });
+  });
+}
+
+contract('in-memory fakes', async () => {
+  const users = new InMemoryUserRepository();
+  const sessions = new InMemorySessionRepository();
+  return { repos: { users, sessions, refreshTokens: new InMemoryRefreshTokenRepository(sessions, users) }, teardown: async () => undefined };
+});
+
+contract('TypeORM on the database', async () => {
+  const t: TestApp = await createTestApp();
+  return {
+    repos: { users: t.app.get(UserRepository), sessions: t.app.get(SessionRepository), refreshTokens: t.app.get(RefreshTokenRepository) },
+    teardown: () => t.close(),
+  };
+});

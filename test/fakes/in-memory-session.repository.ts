@@ -1,0 +1,49 @@
+import { SessionQuery, SessionRepository } from '../../src/application/ports/session.repository';
+import { Session } from '../../src/domain/session/session';
+
+export class InMemorySessionRepository extends SessionRepository {
+  readonly rows = new Map<string, Session>();
+
+  async insert(session: Session): Promise<void> {
+    this.rows.set(session.id, Session.restore(session.snapshot()));
+  }
+
+  async save(session: Session): Promise<void> {
+    this.rows.set(session.id, Session.restore(session.snapshot()));
+  }
+
+  async findById(realmId: string, id: string): Promise<Session | null> {
+    const s = this.rows.get(id);
+    return s && s.realmId === realmId ? Session.restore(s.snapshot()) : null;
+  }
+
+  async isLive(realmId: string, id: string, now: Date, idle: number): Promise<boolean> {
+    const s = this.rows.get(id);
+    return !!s && s.realmId === realmId && s.isLive(now, idle);
+  }
+
+  async revoke(realmId: string, id: string, now: Date, reason: string): Promise<boolean> {
+    const s = this.rows.get(id);
+    if (!s || s.realmId !== realmId || s.revokedAt) return false;
+    s.revoke(now, reason);
+    return true;
+  }
+
+  async revokeAllForUser(realmId: string, userId: string, now: Date, reason: string, except?: string): Promise<number> {
+    let n = 0;
+    for (const s of this.rows.values()) {
+      if (s.realmId === realmId && s.userId === userId && !s.revokedAt && s.id !== except) {
+        s.revoke(now, reason);
+        n += 1;
+      }
+    }
+    return n;
+  }
+
+  async list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }> {
+    const live = [...this.rows.values()].filter(
+      (s) => s.realmId === query.realmId && s.isLive(query.now, query.idleTimeoutSeconds) && (!query.userId || s.userId === query.userId),
+    );
+    return { sessions: live.slice((query.page - 1) * query.limit, query.page * query.limit), total: live.length };
+  }
+}

@@ -1,0 +1,65 @@
+import { FailedLoginOutcome, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
+import { DomainError } from '../../src/domain/errors';
+import { LockoutPolicy, User } from '../../src/domain/user/user';
+
+export class InMemoryUserRepository extends UserRepository {
+  private readonly rows = new Map<string, User>();
+
+  constructor(users: User[] = []) {
+    super();
+    for (const user of users) this.rows.set(user.id, User.restore(user.snapshot()));
+  }
+
+  async findById(realmId: string, id: string): Promise<User | null> {
+    const user = this.rows.get(id);
+    return user && user.realmId === realmId ? User.restore(user.snapshot()) : null;
+  }
+
+  async findByEmail(realmId: string, email: string): Promise<User | null> {
+    const user = [...this.rows.values()].find((u) => u.realmId === realmId && u.email === email);
+    return user ? User.restore(user.snapshot()) : null;
+  }
+
+  async insert(user: User): Promise<void> {
+    if ([...this.rows.values()].some((u) => u.realmId === user.realmId && u.email === user.email)) {
+      throw new DomainError('EMAIL_ALREADY_REGISTERED', 'This email is already registered');
+    }
+    this.rows.set(user.id, User.restore(user.snapshot()));
+  }
+
+  async save(user: User): Promise<void> {
+    this.rows.set(user.id, User.restore(user.snapshot()));
+  }
+
+  async recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null> {
+    const user = this.rows.get(userId);
+    if (!user || user.realmId !== realmId || user.statusAt(now) !== 'active') return null;
+    user.recordFailedLogin(now, policy);
+    return { failures: user.failedLoginCount, lockedNow: user.statusAt(now) === 'locked' };
+  }
+
+  async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
+    const user = this.rows.get(userId);
+    if (user && user.realmId === realmId) user.recordSuccessfulLogin(now);
+  }
+
+  async delete(realmId: string, id: string): Promise<boolean> {
+    const user = this.rows.get(id);
+    if (!user || user.realmId !== realmId) return false;
+    return this.rows.delete(id);
+  }
+
+  async list(query: UserQuery): Promise<{ users: User[]; total: number }> {
+    const matching = [...this.rows.values()].filter((u) => u.realmId === query.realmId);
+    const start = (query.page - 1) * query.limit;
+    return { users: matching.slice(start, start + query.limit), total: matching.length };
+  }
+
+  async existsWithRole(realmId: string, role: string): Promise<boolean> {
+    return [...this.rows.values()].some((u) => u.realmId === realmId && u.roles.includes(role));
+  }
+
+  all(): User[] {
+    return [...this.rows.values()];
+  }
+}

@@ -1,0 +1,84 @@
+import { splitName, User } from '../../../src/domain/user/user';
+import { aUser } from '../../builders/user.builder';
+
+const now = new Date('2026-11-25T12:00:00.000Z');
+const policy = { maxFailures: 3, durationSeconds: 900 };
+
+describe('User', () => {
+  it('registers with a normalised email, split name, no roles and status active', () => {
+    const user = User.register({ id: 'u1', realmId: 'default', email: '  Ada@Example.COM ', name: 'Ada  Lovelace', passwordHash: 'h', now });
+    expect(user.email).toBe('ada@example.com');
+    expect(user.profile).toEqual({ firstName: 'Ada', lastName: 'Lovelace', avatar: null });
+    expect(user.roles).toEqual([]);
+    expect(user.statusAt(now)).toBe('active');
+    expect(user.emailVerified).toBe(false);
+  });
+
+  it('splits a single-word name into a first name and an empty last name', () => {
+    expect(splitName('Plato')).toEqual({ firstName: 'Plato', lastName: '' });
+  });
+
+  it.each(['', '   ', 'x'.repeat(101), 'line\nbreak'])('refuses the name %j', (name) => {
+    expect(() => splitName(name)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+  });
+
+  it('locks the account at the configured number of consecutive wrong passwords', () => {
+    const user = aUser();
+    user.recordFailedLogin(now, policy);
+    user.recordFailedLogin(now, policy);
+    expect(user.statusAt(now)).toBe('active');
+    user.recordFailedLogin(now, policy);
+    expect(user.statusAt(now)).toBe('locked');
+    expect(user.lockRemainingSeconds(now)).toBe(900);
+  });
+
+  it('lifts a temporary lock by itself when its time has passed', () => {
+    const user = aUser({ status: 'locked', lockedUntil: new Date(now.getTime() + 1000), failedLoginCount: 3 });
+    expect(user.statusAt(now)).toBe('locked');
+    expect(user.statusAt(new Date(now.getTime() + 1000))).toBe('active');
+  });
+
+  it('keeps a lock with duration 0 until an administrator unlocks', () => {
+    const user = aUser();
+    for (let i = 0; i < 3; i++) user.recordFailedLogin(now, { maxFailures: 3, durationSeconds: 0 });
+    expect(user.statusAt(new Date(now.getTime() + 10 * 365 * 86400 * 1000))).toBe('locked');
+    expect(user.lockRemainingSeconds(now)).toBeNull();
+    user.unlock(now);
+    expect(user.statusAt(now)).toBe('active');
+    expect(user.failedLoginCount).toBe(0);
+  });
+
+  it('starts counting from zero after an expired lock', () => {
+    const user = aUser({ status: 'locked', lockedUntil: now, failedLoginCount: 3 });
+    user.recordFailedLogin(now, policy);
+    expect(user.failedLoginCount).toBe(1);
+    expect(user.statusAt(now)).toBe('active');
+  });
+
+  it('resets the failure counter on a successful login', () => {
+    const user = aUser({ failedLoginCount: 2 });
+    user.recordSuccessfulLogin(now);
+    expect(user.failedLoginCount).toBe(0);
+    expect(user.lastLoginAt).toEqual(now);
+  });
+
+  it('suspends active and locked users, and refuses to suspend a suspended one naming its status', () => {
+    aUser().suspend(now);
+    aUser({ status: 'locked', lockedUntil: null }).suspend(now);
+    expect(() => aUser({ status: 'suspended' }).suspend(now)).toThrow(
+      expect.objectContaining({ code: 'INVALID_USER_STATE', message: expect.stringContaining('suspended') }),
+    );
+  });
+
+  it('activates only suspended users and unlocks only locked ones', () => {
+    expect(() => aUser().activate(now)).toThrow(expect.objectContaining({ code: 'INVALID_USER_STATE' }));
+    expect(() => aUser().unlock(now)).toThrow(expect.objectContaining({ code: 'INVALID_USER_STATE' }));
+    const suspended = aUser({ status: 'suspended' });
+    suspended.activate(now);
+    expect(suspended.statusAt(now)).toBe('active');
+  });
+
+  it('refuses malformed role names', () => {
+    expect(() => aUser().setRoles(['Realm Admin'], now)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+  });
+});
