@@ -36,4 +36,15 @@ export class InMemoryRefreshTokenRepository extends RefreshTokenRepository {
   async rotatedAt(tokenHash: string): Promise<Date | null> {
     return this.rows.get(tokenHash)?.rotatedAt ?? null;
   }
+
+  async deleteAllForSession(sessionId: string): Promise<number> {
+    let removed = 0;
+    for (const [hash, token] of this.rows) {
+      if (token.sessionId === sessionId) {
+        this.rows.delete(hash);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
 }

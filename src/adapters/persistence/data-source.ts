@@ -2,11 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { InitialSchema1764028800000 } from '../../../migrations/1764028800000-initial-schema';
+import { WebauthnRegistrationChallenges1764115205000 } from '../../../migrations/1764115205000-webauthn-registration-challenges';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
 /** Migrations as classes, so the same list works under tsc output, Jest and the CLI. */
-export const MIGRATIONS = [InitialSchema1764028800000];
+export const MIGRATIONS = [InitialSchema1764028800000, WebauthnRegistrationChallenges1764115205000];
 
 /**
  * PostgreSQL when `DATABASE_URL` is set; otherwise the embedded PGlite in `DATA_DIR/pglite`

@@ -59,4 +59,9 @@ export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
     );
     return rows[0]?.rotated_at ? new Date(rows[0].rotated_at) : null;
   }
+
+  async deleteAllForSession(sessionId: string): Promise<number> {
+    const result = await this.tx.manager.getRepository(RefreshTokenRecord).delete({ sessionId });
+    return result.affected ?? 0;
+  }
 }

@@ -1,4 +1,4 @@
-export type OneTimeTokenKind = 'email_verification' | 'password_reset' | 'mfa';
+export type OneTimeTokenKind = 'email_verification' | 'password_reset' | 'mfa' | 'webauthn_registration';
 
 export interface OneTimeToken {
   tokenHash: string;
