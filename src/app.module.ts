@@ -40,6 +40,7 @@ import { AuthController } from './adapters/http/controllers/auth.controller';
 import { HealthController } from './adapters/http/controllers/health.controller';
 import { JwksController } from './adapters/http/controllers/jwks.controller';
 import { AllExceptionsFilter } from './adapters/http/errors/all-exceptions.filter';
+import { LoggingModule } from './adapters/http/logging/logging.module';
 import { AccessTokenGuard } from './adapters/http/guards/access-token.guard';
 import { RealmGuard } from './adapters/http/guards/realm.guard';
 import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
@@ -59,7 +60,7 @@ import { ConfigModule } from './config/config.module';
 
 /** The composition root: every port is bound to its adapter here. */
 @Module({
-  imports: [ConfigModule, PersistenceModule, JwtModule.register({})],
+  imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
   controllers: [AuthController, JwksController, HealthController],
   providers: [
     // Ports → adapters

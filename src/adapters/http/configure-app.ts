@@ -1,6 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import type { HttpLogger } from 'pino-http';
 import { AppConfig } from '../../config/app-config';
+import { HTTP_LOGGER } from './logging/logging.module';
 import { jsonBody, noStore, requestId } from './middleware';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -11,6 +14,8 @@ export function configureApp(app: INestApplication): void {
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');
   express.use(requestId);
+  app.useLogger(app.get(Logger));
+  express.use(app.get<HttpLogger>(HTTP_LOGGER));
   express.use(['/api', '/v1'], noStore);
   express.use(jsonBody);
   app.useGlobalPipes(new AppValidationPipe());
