@@ -6,11 +6,15 @@ import { AccountEmails } from './application/auth/account-emails';
 import { AuthenticateUseCase } from './application/auth/authenticate.use-case';
 import { DeviceObserver } from './application/auth/device-observation';
 import { GetMeUseCase } from './application/auth/get-me.use-case';
+import { ListOwnSessionsUseCase } from './application/auth/list-own-sessions.use-case';
+import { RevokeOtherSessionsUseCase } from './application/auth/revoke-other-sessions.use-case';
+import { RevokeOwnSessionUseCase } from './application/auth/revoke-own-session.use-case';
 import { LoginUseCase } from './application/auth/login.use-case';
 import { LogoutUseCase } from './application/auth/logout.use-case';
 import { MfaChallenges } from './application/auth/mfa-challenges';
 import { RefreshUseCase } from './application/auth/refresh.use-case';
 import { RegisterUseCase } from './application/auth/register.use-case';
+import { FingerprintSessionGuardian } from './application/auth/fingerprint-session-guardian';
 import { SessionGuardian } from './application/auth/session-guardian';
 import { SessionIssuer } from './application/auth/session-issuer';
 import { AccessTokens } from './application/ports/access-tokens';
@@ -35,10 +39,11 @@ import { NodeSecureTokens } from './adapters/crypto/node-secure-tokens';
 import { SystemClock } from './adapters/crypto/system-clock';
 import { ZxcvbnPasswordBlocklist } from './adapters/crypto/zxcvbn-password-blocklist';
 import { UaParserDeviceDetector } from './adapters/device/ua-parser-device-detector';
-import { NullGeoIp } from './adapters/geoip/null-geo-ip';
+import { geoIpFor } from './adapters/geoip/maxmind-geo-ip';
 import { AuthController } from './adapters/http/controllers/auth.controller';
 import { HealthController } from './adapters/http/controllers/health.controller';
 import { JwksController } from './adapters/http/controllers/jwks.controller';
+import { SessionsController } from './adapters/http/controllers/sessions.controller';
 import { AllExceptionsFilter } from './adapters/http/errors/all-exceptions.filter';
 import { LoggingModule } from './adapters/http/logging/logging.module';
 import { AccessTokenGuard } from './adapters/http/guards/access-token.guard';
@@ -56,12 +61,13 @@ import { TypeOrmSessionRepository } from './adapters/persistence/typeorm-session
 import { TypeOrmSigningKeyStore } from './adapters/persistence/typeorm-signing-key-store';
 import { TypeOrmTransaction } from './adapters/persistence/typeorm-transaction';
 import { TypeOrmUserRepository } from './adapters/persistence/typeorm-user.repository';
+import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 
 /** The composition root: every port is bound to its adapter here. */
 @Module({
   imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
-  controllers: [AuthController, JwksController, HealthController],
+  controllers: [AuthController, SessionsController, JwksController, HealthController],
   providers: [
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
@@ -78,7 +84,7 @@ import { ConfigModule } from './config/config.module';
     { provide: SecureTokens, useClass: NodeSecureTokens },
     { provide: AccessTokens, useExisting: JwtAccessTokens },
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
-    { provide: GeoIp, useClass: NullGeoIp },
+    { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
     { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe], useFactory: (...probes: unknown[]) => probes },
     JwtAccessTokens,
     TypeOrmSigningKeyStore,
@@ -88,7 +94,7 @@ import { ConfigModule } from './config/config.module';
     // Application services and use cases
     DeviceObserver,
     SessionIssuer,
-    SessionGuardian,
+    { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
     MfaChallenges,
     AccountEmails,
     RegisterUseCase,
@@ -96,6 +102,9 @@ import { ConfigModule } from './config/config.module';
     RefreshUseCase,
     LogoutUseCase,
     GetMeUseCase,
+    ListOwnSessionsUseCase,
+    RevokeOwnSessionUseCase,
+    RevokeOtherSessionsUseCase,
     AuthenticateUseCase,
     BootstrapUseCase,
     BootstrapRunner,

@@ -26,7 +26,7 @@ const API_CLIENT = new RegExp(`^(${API_CLIENT_PREFIXES.map(escapeRegExp).join('|
  * Crawlers and monitors announce themselves with a product token containing "bot", "crawler" or
  * "spider" (`Googlebot/2.1`, `bingbot/2.0`, `AhrefsBot/7.0`), usually inside `(compatible; …)`.
  */
-const CRAWLER = /(?:^|[\s;(])([\w.-]*(?:bot|crawler|spider)[\w.-]*|facebookexternalhit)\/v?(\d[\w.]*)/i;
+const CRAWLER = /(?:^|[\s;(])([\w-]*(?:bot|crawler|spider)[\w-]*|facebookexternalhit)\/v?(\d[\w.]*)/i;
 
 /** Names ua-parser-js 1.x spells differently from the contract's examples ("Chrome 131 on macOS"). */
 const OS_NAMES: Readonly<Record<string, string>> = { 'Mac OS': 'macOS', 'Chromium OS': 'ChromeOS' };

@@ -54,7 +54,9 @@ export class RefreshUseCase {
     const now = this.clock.now();
     if (!session.isLive(now, this.config.sessionIdleTimeoutSeconds) || !user.canAuthenticate(now)) throw invalidToken();
 
-    await this.guardian.check({ realm, user, session, client, now });
+    // A token rotated longer ago than the leeway is reuse (§3.3): revocation, whatever the device.
+    const reused = token.rotatedAt !== null && now.getTime() - token.rotatedAt.getTime() > this.config.refreshReuseLeewaySeconds * 1000;
+    if (!reused) await this.guardian.check({ realm, user, session, client, now });
 
     let rotatedAt = token.rotatedAt;
     if (!rotatedAt) {
@@ -62,7 +64,7 @@ export class RefreshUseCase {
       const won = await this.tx.run(async () => {
         if (!(await this.refreshTokens.markRotated(token.tokenHash, now))) return false;
         await this.refreshTokens.insert(this.secureTokens.hash(successor), session.id, now);
-        session.touch(now, client.ip);
+        session.touch(now, client.ip, this.issuer.locate(client.ip));
         await this.sessions.save(session);
         return true;
       });

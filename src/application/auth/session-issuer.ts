@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Realm } from '../../domain/realm/realm';
-import { Session } from '../../domain/session/session';
+import { Session, SessionLocation } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
 import { AccessTokens } from '../ports/access-tokens';
 import { GeoIp } from '../ports/geo-ip';
@@ -67,6 +67,11 @@ export class SessionIssuer {
     const refreshToken = this.secureTokens.generate();
     await this.refreshTokens.insert(this.secureTokens.hash(refreshToken), session.id, now);
     return this.tokens(realm, user, session, refreshToken, now);
+  }
+
+  /** Where an address is, for the session's `location` (nulls without a GeoIP database). */
+  locate(ip: string): SessionLocation {
+    return this.geoIp.locate(ip);
   }
 
   async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {

@@ -293,6 +293,39 @@ function parseIpv6(address: string): number[] | undefined {
 }
 
 /**
+ * Reads a stored reference fingerprint back (it is kept as JSON with the session). Parts that do
+ * not have the expected shape are dropped: a client part that is neither a components map nor an
+ * opaque string becomes null, and only string server components are kept. A reference that is
+ * not an object at all gives `{ client: null, server: {} }`.
+ */
+export function restoreFingerprint(stored: unknown): DeviceFingerprint {
+  const record = isPlainObject(stored) ? stored : {};
+  return { client: restoreClient(record.client), server: restoreServer(record.server) };
+}
+
+function restoreClient(client: unknown): ClientFingerprint | null {
+  if (!isPlainObject(client)) return null;
+  if (client.kind === 'opaque' && typeof client.value === 'string') return { kind: 'opaque', value: client.value };
+  if (client.kind !== 'components' || !isPlainObject(client.components)) return null;
+  const entries = Object.entries(client.components).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return { kind: 'components', components: Object.freeze(Object.fromEntries(entries)) };
+}
+
+function restoreServer(server: unknown): ServerObservedComponents {
+  const components: ServerObservedComponents = {};
+  if (!isPlainObject(server)) return components;
+  for (const key of SERVER_COMPONENTS) {
+    const value = Object.hasOwn(server, key) ? server[key] : undefined;
+    if (typeof value === 'string') components[key] = value;
+  }
+  return components;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
  * How much `observed` looks like the same device as `reference`, in [0, 1]: the weighted share of
  * matching components, with weights from {@link FINGERPRINT_WEIGHTS}.
  *

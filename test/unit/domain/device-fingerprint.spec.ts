@@ -8,6 +8,7 @@ import {
   matches,
   observeServerComponents,
   parseClientFingerprint,
+  restoreFingerprint,
   similarity,
   stringSimilarity,
 } from '../../../src/domain/session/device-fingerprint';
@@ -347,5 +348,35 @@ describe('matches', () => {
   it('matches when the score reaches the threshold and not below it', () => {
     expect(matches(0.7, 0.7)).toBe(true);
     expect(matches(0.699999, 0.7)).toBe(false);
+  });
+});
+
+describe('restoreFingerprint', () => {
+  it('gives back a fingerprint that went through JSON unchanged, so it still matches itself', () => {
+    const recorded = fingerprint(components(fullChromeComponents), macChrome);
+    const restored = restoreFingerprint(JSON.parse(JSON.stringify(recorded)));
+    expect(restored).toEqual(recorded);
+    expect(similarity(restored, recorded)).toBe(1);
+    expect(restoreFingerprint(JSON.parse(JSON.stringify(fingerprint(opaque('abc123'), macChrome))))).toEqual(fingerprint(opaque('abc123'), macChrome));
+  });
+
+  it.each([
+    ['an empty object', {}],
+    ['null', null],
+    ['an array', [1, 2]],
+    ['a string', 'x'],
+  ])('reads %s as no client and no server components', (_what, stored) => {
+    expect(restoreFingerprint(stored)).toEqual({ client: null, server: {} });
+  });
+
+  it('drops parts of the wrong shape and keeps the rest', () => {
+    expect(
+      restoreFingerprint({
+        client: { kind: 'components', components: { canvas: 'c1', cores: 8, nested: { a: 1 } } },
+        server: { browser: 'Chrome', os: 7, unknownKey: 'x', ipPrefix: '203.0.113.0/24' },
+      }),
+    ).toEqual({ client: components({ canvas: 'c1' }), server: { browser: 'Chrome', ipPrefix: '203.0.113.0/24' } });
+    expect(restoreFingerprint({ client: { kind: 'opaque', value: 5 }, server: [] })).toEqual({ client: null, server: {} });
+    expect(restoreFingerprint({ client: { kind: 'other' } }).client).toBeNull();
   });
 });

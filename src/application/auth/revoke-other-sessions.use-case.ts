@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+import { ListOwnSessionsUseCase } from './list-own-sessions.use-case';
+
+/** Ends every live session of the caller but the one making the request (contract §3.7, DELETE /sessions). */
+@Injectable()
+export class RevokeOtherSessionsUseCase {
+  constructor(
+    private readonly ownSessions: ListOwnSessionsUseCase,
+    private readonly sessions: SessionRepository,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Only live sessions count (an expired one is already ended), and each one ended gets its own
+   * `session.revoked` event.
+   * @returns how many sessions were ended
+   */
+  async execute(input: { realmId: string; userId: string; currentSessionId: string; ip: string }): Promise<number> {
+    const others = (await this.ownSessions.execute(input)).filter((s) => s.id !== input.currentSessionId);
+    const now = this.clock.now();
+    return this.tx.run(async () => {
+      let revoked = 0;
+      for (const session of others) {
+        // A session ended meanwhile (logout in another tab) is not counted twice.
+        if (!(await this.sessions.revoke(input.realmId, session.id, now, 'revoked_by_user'))) continue;
+        revoked += 1;
+        await this.audit.record({
+          type: 'session.revoked', realmId: input.realmId, userId: input.userId, actorId: input.userId, sessionId: session.id, ip: input.ip, at: now,
+          details: { reason: 'revoked_by_user', scope: 'all_but_current' },
+        });
+      }
+      return revoked;
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+
+export interface RevokeOwnSessionInput {
+  realmId: string;
+  userId: string;
+  /** The session of the access token making the request. */
+  currentSessionId: string;
+  sessionId: string;
+  ip: string;
+}
+
+const notFound = () => new DomainError('SESSION_NOT_FOUND', 'Session not found');
+
+/** Ends one of the caller's own sessions (contract §3.7, DELETE /sessions/:id). */
+@Injectable()
+export class RevokeOwnSessionUseCase {
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Another user's session, an unknown id and an ended session all answer the same, so the
+   * endpoint tells nothing about sessions that are not the caller's.
+   * @throws DomainError SESSION_NOT_FOUND
+   */
+  async execute(input: RevokeOwnSessionInput): Promise<void> {
+    const now = this.clock.now();
+    const session = await this.sessions.findById(input.realmId, input.sessionId);
+    if (!session || session.userId !== input.userId || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) throw notFound();
+    await this.tx.run(async () => {
+      if (!(await this.sessions.revoke(input.realmId, session.id, now, 'revoked_by_user'))) throw notFound();
+      await this.audit.record({
+        type: 'session.revoked', realmId: input.realmId, userId: input.userId, actorId: input.userId, sessionId: session.id, ip: input.ip, at: now,
+        details: { reason: 'revoked_by_user', current: session.id === input.currentSessionId },
+      });
+    });
+  }
+}
