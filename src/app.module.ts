@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
+import { getOptionsToken, getStorageToken } from '@nestjs/throttler';
 import { BootstrapUseCase } from './application/admin/bootstrap.use-case';
 import { AccountEmails } from './application/auth/account-emails';
 import { AuthenticateUseCase } from './application/auth/authenticate.use-case';
@@ -47,6 +48,7 @@ import { SessionsController } from './adapters/http/controllers/sessions.control
 import { AllExceptionsFilter } from './adapters/http/errors/all-exceptions.filter';
 import { LoggingModule } from './adapters/http/logging/logging.module';
 import { AccessTokenGuard } from './adapters/http/guards/access-token.guard';
+import { RateLimitGuard, throttlerOptions } from './adapters/http/guards/rate-limit.guard';
 import { RealmGuard } from './adapters/http/guards/realm.guard';
 import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
 import { OutboxMailer } from './adapters/mail/outbox-mailer';
@@ -61,6 +63,8 @@ import { TypeOrmSessionRepository } from './adapters/persistence/typeorm-session
 import { TypeOrmSigningKeyStore } from './adapters/persistence/typeorm-signing-key-store';
 import { TypeOrmTransaction } from './adapters/persistence/typeorm-transaction';
 import { TypeOrmUserRepository } from './adapters/persistence/typeorm-user.repository';
+import { RateLimitStorage } from './adapters/rate-limit/rate-limit-storage';
+import { RateLimitStorageProbe } from './adapters/rate-limit/rate-limit-storage.probe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 
@@ -85,11 +89,16 @@ import { ConfigModule } from './config/config.module';
     { provide: AccessTokens, useExisting: JwtAccessTokens },
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
     { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
-    { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe], useFactory: (...probes: unknown[]) => probes },
+    { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe, RateLimitStorageProbe], useFactory: (...probes: unknown[]) => probes },
     JwtAccessTokens,
     TypeOrmSigningKeyStore,
     TypeOrmServerSecrets,
     TypeOrmReadinessProbe,
+    // Rate limits (contract §8): @nestjs/throttler's guard, options and storage, bound here.
+    RateLimitStorage,
+    RateLimitStorageProbe,
+    { provide: getStorageToken(), useExisting: RateLimitStorage },
+    { provide: getOptionsToken(), inject: [AppConfig], useFactory: throttlerOptions },
 
     // Application services and use cases
     DeviceObserver,
@@ -112,6 +121,7 @@ import { ConfigModule } from './config/config.module';
     // HTTP: guards run in this order — realm, then access token.
     { provide: APP_GUARD, useClass: RealmGuard },
     { provide: APP_GUARD, useClass: AccessTokenGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
 })

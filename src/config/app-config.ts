@@ -16,6 +16,8 @@ export class AppConfig {
   /** Where the embedded database lives; `memory` keeps it in memory (tests). */
   dataDir: string;
   redisUrl: string | null;
+  /** Prefix of every key this service writes to Redis (several deployments may share one Redis). */
+  redisKeyPrefix: string;
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;

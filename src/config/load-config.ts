@@ -107,6 +107,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
   config.dataDir = str(env, 'DATA_DIR', './data');
   config.redisUrl = url(env, 'REDIS_URL', null, ['redis:', 'rediss:']);
+  config.redisKeyPrefix = env.REDIS_KEY_PREFIX?.trim() || 'identity:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(config.redisKeyPrefix)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1-64 characters of letters, digits, ":", "_", "." or "-"');
+  }
   config.smtpUrl = url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']);
   config.mailFrom = str(env, 'MAIL_FROM', 'Identity Service <no-reply@localhost>');
   if (/[\r\n]/.test(config.mailFrom)) throw new ConfigError('MAIL_FROM', 'must not contain line breaks');

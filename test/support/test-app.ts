@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
@@ -52,6 +53,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     OUTBOX_POLL_INTERVAL_MS: '0',
     HOUSEKEEPING_INTERVAL_SECONDS: '0',
     REDIS_URL: process.env.REDIS_URL,
+    // Counters of one app are its own; instances meant to share them pass the same prefix in `env`.
+    REDIS_KEY_PREFIX: `test:${randomUUID()}:`,
     ...RELAXED_LIMITS,
     ...options.env,
   };

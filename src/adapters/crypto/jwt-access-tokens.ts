@@ -10,6 +10,10 @@ const ALGORITHM = 'ES256';
 const TOKEN_TYPE = 'at+jwt';
 const MAX_TOKEN_LENGTH = 4096;
 const KID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Keys are re-read at least this often, so every instance follows a rotation made elsewhere. */
+const KEYS_MAX_AGE_MS = 60_000;
+/** Fresh reads (unknown kid, JWKS) are spaced by this much, so forged kids cannot flood the database. */
+const FRESH_READ_GAP_MS = 250;
 
 interface LoadedKey {
   kid: string;
@@ -24,13 +28,17 @@ const invalid = () => new DomainError('INVALID_TOKEN', 'The access token is inva
 
 /**
  * ES256 access tokens through @nestjs/jwt. Keys live in the database so every instance signs and
- * verifies with the same set; each instance re-reads them every minute, or at once (at most every
- * few seconds) when a token names a kid it does not know — a key rotated on another instance.
+ * verifies with the same set. Each instance caches them for a minute, and reads them afresh when
+ * a token names a kid it does not know (a key rotated on another instance) and for every JWKS
+ * answer, so a rotation anywhere is served and accepted everywhere at once. A fresh read always
+ * starts after the request that needs it arrived; concurrent requests share one, and fresh reads
+ * are at least 250 ms apart.
  */
 @Injectable()
 export class JwtAccessTokens implements AccessTokens {
   private keys: Promise<LoadedKey[]> | null = null;
   private loadedAt = 0;
+  private nextFreshRead: Promise<LoadedKey[]> | null = null;
 
   constructor(
     private readonly jwt: JwtService,
@@ -82,7 +90,7 @@ export class JwtAccessTokens implements AccessTokens {
   }
 
   async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
-    const keys = await this.loadKeys();
+    const keys = await this.freshKeys();
     return { keys: keys.map((k) => ({ ...k.jwk, kid: k.kid, alg: ALGORITHM, use: 'sig' })) };
   }
 
@@ -100,21 +108,39 @@ export class JwtAccessTokens implements AccessTokens {
 
   private async findKey(kid: string): Promise<LoadedKey | undefined> {
     const key = (await this.loadKeys()).find((k) => k.kid === kid);
-    if (key || Date.now() - this.loadedAt < 5000) return key;
-    this.keys = null;
-    return (await this.loadKeys()).find((k) => k.kid === kid);
+    return key ?? (await this.freshKeys()).find((k) => k.kid === kid);
   }
 
+  /** The cached keys, re-read when older than a minute. */
   private loadKeys(): Promise<LoadedKey[]> {
-    if (!this.keys || Date.now() - this.loadedAt > 60000) {
-      this.loadedAt = Date.now();
-      const loading = this.store.published().then((rows) => rows.map(toLoadedKey));
-      loading.catch(() => {
-        if (this.keys === loading) this.keys = null;
-      });
-      this.keys = loading;
-    }
+    if (!this.keys || Date.now() - this.loadedAt > KEYS_MAX_AGE_MS) return this.read();
     return this.keys;
+  }
+
+  /**
+   * Keys from a read that starts after this call. Callers share a read that has not started yet;
+   * reads are spaced by FRESH_READ_GAP_MS.
+   */
+  private freshKeys(): Promise<LoadedKey[]> {
+    if (this.nextFreshRead) return this.nextFreshRead;
+    const wait = Math.max(0, this.loadedAt + FRESH_READ_GAP_MS - Date.now());
+    const started = wait > 0 ? new Promise<void>((resolve) => setTimeout(resolve, wait).unref()) : Promise.resolve();
+    const next: Promise<LoadedKey[]> = started.then(() => {
+      if (this.nextFreshRead === next) this.nextFreshRead = null;
+      return this.read();
+    });
+    this.nextFreshRead = next;
+    return next;
+  }
+
+  private read(): Promise<LoadedKey[]> {
+    this.loadedAt = Date.now();
+    const loading = this.store.published().then((rows) => rows.map(toLoadedKey));
+    loading.catch(() => {
+      if (this.keys === loading) this.keys = null;
+    });
+    this.keys = loading;
+    return loading;
   }
 }
 

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { Principal } from '../../application/auth/authenticate.use-case';
+import { AppConfig } from '../../config/app-config';
 import { Realm } from '../../domain/realm/realm';
 import { AppRequest } from './request-context';
 
@@ -18,6 +19,15 @@ export const RealmHeader = (mode: 'default' | 'required' | 'none') => SetMetadat
 
 /** Administrative routes: realm-admin of the realm, or super-admin of master (contract §7). */
 export const AdminRoute = () => SetMetadata(IS_ADMIN, true);
+
+export const RATE_LIMIT = 'app:rate-limit';
+export type RateLimitName = keyof AppConfig['rateLimits'];
+
+/**
+ * The row of contract §8 a route counts against (e.g. `@RateLimit('login')`); every route without
+ * one shares the `default` limit. Keys per row are decided in RateLimitGuard.
+ */
+export const RateLimit = (name: RateLimitName) => SetMetadata(RATE_LIMIT, name);
 
 export const CurrentRealm = createParamDecorator((_: unknown, ctx: ExecutionContext): Realm => {
   const realm = ctx.switchToHttp().getRequest<AppRequest>().realm;

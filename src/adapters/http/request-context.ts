@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { ClientContext } from '../../application/auth/client-context';
 import { Principal } from '../../application/auth/authenticate.use-case';
+import { RefreshTokenContext } from '../../application/ports/refresh-token.repository';
 import { Realm } from '../../domain/realm/realm';
 
 /** The Express request as the guards leave it. */
@@ -8,6 +9,8 @@ export interface AppRequest extends Request {
   requestId: string;
   realm?: Realm;
   principal?: Principal;
+  /** The refresh token's context, looked up once by the rate limiter (keyed by its user) and reused by the handler. */
+  refreshTokenContext?: RefreshTokenContext | null;
 }
 
 /** The client's address: the socket's, or per `TRUST_PROXY` (Express `req.ip`), IPv4-mapped IPv6 unwrapped. */

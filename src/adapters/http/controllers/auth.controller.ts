@@ -8,7 +8,7 @@ import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../../../application/auth/register.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
-import { CurrentPrincipal, CurrentRealm, Public } from '../decorators';
+import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
 import { present } from '../presenters';
 import { AppRequest, clientContext, clientIp } from '../request-context';
@@ -26,6 +26,7 @@ export class AuthController {
   ) {}
 
   @Public()
+  @RateLimit('register')
   @Post('register')
   @HttpCode(201)
   async register(@Body() body: RegisterDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -37,6 +38,7 @@ export class AuthController {
   }
 
   @Public()
+  @RateLimit('login')
   @Post('login')
   @HttpCode(200)
   async signIn(@Body() body: LoginDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -53,6 +55,7 @@ export class AuthController {
   }
 
   @Public()
+  @RateLimit('refresh')
   @Post('refresh')
   @HttpCode(200)
   async rotate(@Body() body: RefreshDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -60,7 +63,7 @@ export class AuthController {
       realm,
       refreshToken: body.refreshToken,
       client: clientContext(req, body.deviceFingerprint),
-    });
+    }, req.refreshTokenContext);
     return { tokens: present.tokens(tokens) };
   }
 

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  normalizeIp,
+  ThrottlerGuard,
+  ThrottlerModuleOptions,
+  ThrottlerRequest,
+  ThrottlerStorage,
+} from '@nestjs/throttler';
+import type { Response } from 'express';
+import { MfaChallenges } from '../../../application/auth/mfa-challenges';
+import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
+import { AppConfig } from '../../../config/app-config';
+import { DomainError } from '../../../domain/errors';
+import { RATE_LIMIT, RateLimitName } from '../decorators';
+import { AppRequest, clientIp } from '../request-context';
+
+const LIMITS = ['login', 'register', 'refresh', 'mfaVerify', 'emailRequests', 'default'] as const satisfies readonly RateLimitName[];
+const MAX_TOKEN_LENGTH = 512;
+
+/** The row of contract §8 a route counts against: the one named by @RateLimit, else `default`. */
+function limitOf(context: ExecutionContext): RateLimitName {
+  return (
+    (Reflect.getMetadata(RATE_LIMIT, context.getHandler()) as RateLimitName | undefined) ??
+    (Reflect.getMetadata(RATE_LIMIT, context.getClass()) as RateLimitName | undefined) ??
+    'default'
+  );
+}
+
+/**
+ * One named throttler per row of contract §8, values from configuration (`count/seconds`). Every
+ * named throttler would apply to every route, so each skips all routes but its own: a route
+ * counts against exactly one limit.
+ */
+export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
+  return {
+    setHeaders: false, // RateLimitGuard sends the contract's RateLimit-* headers itself
+    throttlers: LIMITS.map((name) => ({
+      name,
+      limit: config.rateLimits[name].limit,
+      ttl: config.rateLimits[name].ttlSeconds * 1000,
+      skipIf: (context: ExecutionContext) => limitOf(context) !== name,
+    })),
+  };
+}
+
+function bodyToken(req: AppRequest, field: string): string | null {
+  const value = (req.body as Record<string, unknown> | undefined)?.[field];
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_TOKEN_LENGTH ? value : null;
+}
+
+/**
+ * Rate limits (contract §8). Runs after RealmGuard and AccessTokenGuard, so the realm and the
+ * principal are known. Keys: login, register and email requests by client IP (Express `req.ip`,
+ * which honours TRUST_PROXY only); refresh by the user the refresh token belongs to; MFA verify
+ * by the user behind the mfaToken; other routes by the authenticated user, else by IP. Requests
+ * whose user cannot be resolved count against their IP. Keys are hashed: Redis never holds an
+ * address or a user id.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly refreshTokens: RefreshUseCase,
+    private readonly mfaChallenges: MfaChallenges,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override async handleRequest({ context, limit, ttl, blockDuration, throttler }: ThrottlerRequest): Promise<boolean> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<AppRequest>();
+    const res = http.getResponse<Response>();
+    const name = throttler.name as RateLimitName;
+    const tracker = await this.trackerOf(name, req);
+    const key = createHash('sha256').update(`${name}\n${tracker}`).digest('base64url');
+    const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+    const reset = record.isBlocked ? Math.max(1, record.timeToBlockExpire) : Math.max(1, record.timeToExpire);
+    res.setHeader('RateLimit-Limit', String(limit));
+    res.setHeader('RateLimit-Remaining', String(record.isBlocked ? 0 : Math.max(0, limit - record.totalHits)));
+    res.setHeader('RateLimit-Reset', String(reset));
+    if (record.isBlocked) {
+      throw new DomainError('RATE_LIMITED', 'Too many requests; retry later', { retryAfterSeconds: reset });
+    }
+    return true;
+  }
+
+  private async trackerOf(name: RateLimitName, req: AppRequest): Promise<string> {
+    if (name === 'refresh') {
+      const token = bodyToken(req, 'refreshToken');
+      if (token && req.realm) {
+        // The handler reuses this lookup (RefreshUseCase.execute's second argument): one query, not two.
+        req.refreshTokenContext = await this.refreshTokens.resolve(req.realm, token);
+        if (req.refreshTokenContext) return `user:${req.refreshTokenContext.user.id}`;
+      }
+    } else if (name === 'mfaVerify') {
+      const token = bodyToken(req, 'mfaToken');
+      const challenge = token ? await this.mfaChallenges.find(token) : null;
+      if (challenge && challenge.realmId === req.realm?.id) return `user:${challenge.userId}`;
+    } else if (name === 'default' && req.principal) {
+      return `user:${req.principal.sub}`;
+    }
+    // IPv6 clients are counted per /64: one subscriber usually holds a whole /64.
+    return `ip:${normalizeIp(clientIp(req))}`;
+  }
+}
