@@ -1,0 +1,139 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Principal } from '../../../application/auth/authenticate.use-case';
+import { ConfirmTotpUseCase } from '../../../application/mfa/confirm-totp.use-case';
+import { DisableTotpUseCase } from '../../../application/mfa/disable-totp.use-case';
+import { FinishWebauthnRegistrationUseCase } from '../../../application/mfa/finish-webauthn-registration.use-case';
+import { GetMfaStatusUseCase } from '../../../application/mfa/get-mfa-status.use-case';
+import { MfaActor } from '../../../application/mfa/mfa-account';
+import { RegenerateRecoveryCodesUseCase } from '../../../application/mfa/regenerate-recovery-codes.use-case';
+import { RemoveWebauthnCredentialUseCase } from '../../../application/mfa/remove-webauthn-credential.use-case';
+import { SetupTotpUseCase } from '../../../application/mfa/setup-totp.use-case';
+import { StartWebauthnMfaUseCase } from '../../../application/mfa/start-webauthn-mfa.use-case';
+import { StartWebauthnRegistrationUseCase } from '../../../application/mfa/start-webauthn-registration.use-case';
+import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
+import { Realm } from '../../../domain/realm/realm';
+import { CurrentPrincipal, CurrentRealm, Public } from '../decorators';
+import {
+  MfaTokenDto,
+  MfaVerifyDto,
+  PasswordConfirmationDto,
+  TotpConfirmDto,
+  WebauthnRegisterOptionsDto,
+  WebauthnRegisterVerifyDto,
+} from '../dto/mfa.dto';
+import { present } from '../presenters';
+import { AppRequest, clientContext, clientIp } from '../request-context';
+
+function actor(realm: Realm, principal: Principal, req: AppRequest): MfaActor {
+  return { realm, userId: principal.sub, sessionId: principal.sid, ip: clientIp(req) };
+}
+
+/** The second factor: the login step (§3.5) and the caller's own factors (§3.7). */
+@ApiTags('mfa')
+@Controller('api/v1/auth/mfa')
+export class MfaController {
+  constructor(
+    private readonly verifyMfa: VerifyMfaUseCase,
+    private readonly startWebauthnMfa: StartWebauthnMfaUseCase,
+    private readonly getStatus: GetMfaStatusUseCase,
+    private readonly setupTotp: SetupTotpUseCase,
+    private readonly confirmTotp: ConfirmTotpUseCase,
+    private readonly disableTotp: DisableTotpUseCase,
+    private readonly startRegistration: StartWebauthnRegistrationUseCase,
+    private readonly finishRegistration: FinishWebauthnRegistrationUseCase,
+    private readonly removeCredential: RemoveWebauthnCredentialUseCase,
+    private readonly regenerateCodes: RegenerateRecoveryCodesUseCase,
+  ) {}
+
+  @Public()
+  @Post('verify')
+  @HttpCode(200)
+  async verify(@Body() body: MfaVerifyDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    const result = await this.verifyMfa.execute({
+      realm,
+      mfaToken: body.mfaToken,
+      type: body.type,
+      code: body.code,
+      client: clientContext(req, body.deviceFingerprint),
+    });
+    return { user: present.authUser(result.user), tokens: present.tokens(result.tokens) };
+  }
+
+  @Public()
+  @Post('webauthn/options')
+  @HttpCode(200)
+  async webauthnOptions(@Body() body: MfaTokenDto, @CurrentRealm() realm: Realm) {
+    return this.startWebauthnMfa.execute({ realm, mfaToken: body.mfaToken });
+  }
+
+  @ApiBearerAuth()
+  @Get()
+  async status(@CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    return present.mfaStatus(await this.getStatus.execute(actor(realm, principal, req)));
+  }
+
+  @ApiBearerAuth()
+  @Post('totp/setup')
+  @HttpCode(200)
+  async totpSetup(@CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    const setup = await this.setupTotp.execute(actor(realm, principal, req));
+    return { secret: setup.secret, otpauthUrl: setup.otpauthUrl, qrCode: setup.qrCode };
+  }
+
+  @ApiBearerAuth()
+  @Post('totp/confirm')
+  @HttpCode(200)
+  async totpConfirm(@Body() body: TotpConfirmDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    const { user, recoveryCodes } = await this.confirmTotp.execute({ ...actor(realm, principal, req), code: body.code });
+    return { mfa: present.mfa(user), ...(recoveryCodes ? { recoveryCodes } : {}) };
+  }
+
+  @ApiBearerAuth()
+  @Delete('totp')
+  @HttpCode(200)
+  async totpDelete(@Body() body: PasswordConfirmationDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    const user = await this.disableTotp.execute({ ...actor(realm, principal, req), password: body.password });
+    return { mfa: present.mfa(user) };
+  }
+
+  @ApiBearerAuth()
+  @Post('webauthn/register/options')
+  @HttpCode(200)
+  async registerOptions(@Body() body: WebauthnRegisterOptionsDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    return this.startRegistration.execute({ ...actor(realm, principal, req), name: body.name });
+  }
+
+  @ApiBearerAuth()
+  @Post('webauthn/register/verify')
+  @HttpCode(200)
+  async registerVerify(@Body() body: WebauthnRegisterVerifyDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    const result = await this.finishRegistration.execute({ ...actor(realm, principal, req), response: body.response, name: body.name });
+    return {
+      credential: present.webauthnCredentialCreated(result.credential),
+      mfa: present.mfa(result.user),
+      ...(result.recoveryCodes ? { recoveryCodes: result.recoveryCodes } : {}),
+    };
+  }
+
+  @ApiBearerAuth()
+  @Delete('webauthn/:credentialId')
+  @HttpCode(200)
+  async webauthnDelete(
+    @Param('credentialId') credentialId: string,
+    @Body() body: PasswordConfirmationDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
+    const user = await this.removeCredential.execute({ ...actor(realm, principal, req), credentialId, password: body.password });
+    return { mfa: present.mfa(user) };
+  }
+
+  @ApiBearerAuth()
+  @Post('recovery-codes')
+  @HttpCode(200)
+  async recoveryCodes(@Body() body: PasswordConfirmationDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    return { recoveryCodes: await this.regenerateCodes.execute({ ...actor(realm, principal, req), password: body.password }) };
+  }
+}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../domain/errors';
+import { User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
+import { SecretCipher } from '../ports/secret-cipher';
+import { TotpVerifier } from '../ports/totp-verifier';
+import { Transaction } from '../ports/transaction';
+import { MfaAccount, MfaActor } from './mfa-account';
+
+export interface FactorEnrolled {
+  user: User;
+  /** Given only when this was the user's first factor. */
+  recoveryCodes: string[] | null;
+}
+
+@Injectable()
+export class ConfirmTotpUseCase {
+  constructor(
+    private readonly account: MfaAccount,
+    private readonly credentials: MfaCredentialRepository,
+    private readonly totp: TotpVerifier,
+    private readonly cipher: SecretCipher,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Activates the pending TOTP secret with a valid code from it (NIST 800-63B §6.1.2.1). The
+   * code's step is recorded, so the same code cannot then complete a login. The first factor
+   * comes with 10 recovery codes.
+   * @throws DomainError VALIDATION_FAILED (wrong code) | INVALID_USER_STATE (nothing pending, or already enabled) | INVALID_TOKEN
+   */
+  async execute(actor: MfaActor & { code: string }): Promise<FactorEnrolled> {
+    const user = await this.account.user(actor);
+    const pending = await this.credentials.findTotp(user.id);
+    if (!pending) throw new DomainError('INVALID_USER_STATE', 'No TOTP setup is pending; call /mfa/totp/setup first');
+    if (pending.confirmedAt) throw new DomainError('INVALID_USER_STATE', 'TOTP is already enabled');
+    const now = this.clock.now();
+    const secret = await this.cipher.decrypt(pending.secretEncrypted, user.id);
+    const step = this.totp.matchingStep(secret, actor.code, now);
+    if (step === null) throw DomainError.validation('code', 'is not the current code of the new secret');
+    const firstFactor = !user.mfaEnabled;
+    const recoveryCodes = await this.tx.run(async () => {
+      if (!(await this.credentials.confirmTotp(user.id, step, now))) {
+        throw new DomainError('INVALID_USER_STATE', 'TOTP is already enabled');
+      }
+      const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
+      await this.audit.record({
+        type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        details: { method: 'totp', recoveryCodesIssued: firstFactor },
+      });
+      return codes;
+    });
+    return { user: await this.account.reload(user), recoveryCodes };
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../domain/errors';
+import { credentialName } from '../../domain/mfa/webauthn';
+import { User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { MfaCredentialRepository, WebauthnCredential } from '../ports/mfa-credential.repository';
+import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
+import { SecureTokens } from '../ports/secure-tokens';
+import { Transaction } from '../ports/transaction';
+import { WebAuthnRelyingParty } from '../ports/webauthn-relying-party';
+import { MfaAccount, MfaActor } from './mfa-account';
+
+export interface WebauthnRegistered {
+  credential: WebauthnCredential;
+  user: User;
+  recoveryCodes: string[] | null;
+}
+
+const noChallenge = () =>
+  new DomainError('VALIDATION_FAILED', 'response does not answer a pending registration challenge of this user', {
+    details: [{ field: 'response', message: 'does not answer a pending registration challenge (unknown, used or expired)' }],
+  });
+
+@Injectable()
+export class FinishWebauthnRegistrationUseCase {
+  constructor(
+    private readonly account: MfaAccount,
+    private readonly credentials: MfaCredentialRepository,
+    private readonly relyingParty: WebAuthnRelyingParty,
+    private readonly oneTimeTokens: OneTimeTokenRepository,
+    private readonly secureTokens: SecureTokens,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Verifies the attestation for the caller's pending challenge (used up whatever the outcome)
+   * and stores the credential. A credential id registered before, to anyone, is refused.
+   * @throws DomainError VALIDATION_FAILED | INVALID_TOKEN
+   */
+  async execute(actor: MfaActor & { response: unknown; name?: string }): Promise<WebauthnRegistered> {
+    const givenName = actor.name === undefined ? null : credentialName(actor.name);
+    const user = await this.account.user(actor);
+    const now = this.clock.now();
+    const challenge = this.relyingParty.challengeOf(actor.response);
+    if (!challenge) throw noChallenge();
+    const tokenHash = this.secureTokens.hash(challenge);
+    const pending = await this.oneTimeTokens.find(tokenHash, 'webauthn_registration');
+    if (!pending || pending.userId !== user.id || pending.realmId !== user.realmId) throw noChallenge();
+    if (!(await this.oneTimeTokens.consume(tokenHash, now))) throw noChallenge();
+
+    const verified = await this.relyingParty.verifyRegistration(actor.response, challenge);
+    const storedName = typeof pending.payload.name === 'string' ? pending.payload.name : null;
+    const credential: WebauthnCredential = {
+      ...verified,
+      userId: user.id,
+      name: givenName ?? storedName ?? credentialName(null),
+      createdAt: now,
+      lastUsedAt: null,
+    };
+    const firstFactor = !user.mfaEnabled;
+    const recoveryCodes = await this.tx.run(async () => {
+      await this.credentials.insertWebauthn(credential);
+      const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
+      await this.audit.record({
+        type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        details: { method: 'webauthn', credentialId: credential.id, name: credential.name, recoveryCodesIssued: firstFactor },
+      });
+      return codes;
+    });
+    return { credential, user: await this.account.reload(user), recoveryCodes };
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
+import { normaliseRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeFrom } from '../../domain/mfa/recovery-code';
+import { User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
+import { PasswordHasher } from '../ports/password-hasher';
+import { SecureTokens } from '../ports/secure-tokens';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+
+/** The signed-in caller of a /mfa endpoint. */
+export interface MfaActor {
+  realm: Realm;
+  userId: string;
+  sessionId: string;
+  ip: string;
+}
+
+/** What the self-service MFA use cases share: the caller's account, password re-checks, recovery codes. */
+@Injectable()
+export class MfaAccount {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly credentials: MfaCredentialRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly secureTokens: SecureTokens,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** @throws DomainError INVALID_TOKEN when the token's user no longer exists */
+  async user(actor: MfaActor): Promise<User> {
+    const user = await this.users.findById(actor.realm.id, actor.userId);
+    if (!user) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+    return user;
+  }
+
+  /**
+   * Re-checks the password before a factor is removed or the recovery codes replaced. A wrong
+   * password counts towards the account lockout like a failed login, so a stolen access token
+   * cannot be used to guess it.
+   * @throws DomainError INVALID_CREDENTIALS
+   */
+  async confirmPassword(user: User, password: string, actor: MfaActor, action: string, now: Date): Promise<void> {
+    const ok = user.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDummy(password);
+    if (ok) return;
+    await this.tx.run(async () => {
+      const outcome = await this.users.recordFailedLogin(user.realmId, user.id, {
+        maxFailures: this.config.lockoutMaxFailures,
+        durationSeconds: this.config.lockoutDurationSeconds,
+      }, now);
+      await this.audit.record({
+        type: 'login.failed', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        details: { reason: 'wrong_password', action, failures: outcome?.failures ?? null },
+      });
+      if (outcome?.lockedNow) {
+        await this.audit.record({
+          type: 'user.locked', realmId: user.realmId, userId: user.id, ip: actor.ip, at: now,
+          details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
+        });
+      }
+    });
+    throw new DomainError('INVALID_CREDENTIALS', 'The password is incorrect');
+  }
+
+  /** Replaces the user's recovery codes with 10 new ones and returns them in clear, once. */
+  async issueRecoveryCodes(userId: string, now: Date): Promise<string[]> {
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeFrom(this.secureTokens.generate()));
+    await this.credentials.replaceRecoveryCodes(userId, codes.map((code) => this.recoveryCodeHash(userId, normaliseRecoveryCode(code)!)), now);
+    return codes;
+  }
+
+  /**
+   * The stored form of a normalised code (`normaliseRecoveryCode`). Hashed with its owner's id,
+   * so equal codes of two users never share a hash; 80 random bits make a plain hash enough.
+   */
+  recoveryCodeHash(userId: string, normalisedCode: string): string {
+    return this.secureTokens.hash(`recovery:${userId}:${normalisedCode}`);
+  }
+
+  /**
+   * After a factor was removed: with no factor left MFA is off, and the recovery codes go too.
+   * Returns the user as now stored.
+   */
+  async afterRemoval(user: User): Promise<User> {
+    const fresh = (await this.users.findById(user.realmId, user.id)) ?? user;
+    if (!fresh.mfaEnabled) await this.credentials.deleteRecoveryCodes(user.id);
+    return fresh;
+  }
+
+  /** The user as now stored (its MFA methods are derived from the credentials). */
+  async reload(user: User): Promise<User> {
+    return (await this.users.findById(user.realmId, user.id)) ?? user;
+  }
+}

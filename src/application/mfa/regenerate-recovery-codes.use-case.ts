@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../domain/errors';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { Transaction } from '../ports/transaction';
+import { MfaAccount, MfaActor } from './mfa-account';
+
+@Injectable()
+export class RegenerateRecoveryCodesUseCase {
+  constructor(
+    private readonly account: MfaAccount,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * 10 new recovery codes after re-checking the password; every earlier code stops working.
+   * @throws DomainError INVALID_CREDENTIALS | INVALID_USER_STATE (MFA is off) | INVALID_TOKEN
+   */
+  async execute(actor: MfaActor & { password: string }): Promise<string[]> {
+    const user = await this.account.user(actor);
+    const now = this.clock.now();
+    await this.account.confirmPassword(user, actor.password, actor, 'mfa.recovery_codes', now);
+    if (!user.mfaEnabled) throw new DomainError('INVALID_USER_STATE', 'Recovery codes need MFA to be enabled');
+    return this.tx.run(async () => {
+      const codes = await this.account.issueRecoveryCodes(user.id, now);
+      await this.audit.record({
+        type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        details: { method: 'recovery_codes', regenerated: true },
+      });
+      return codes;
+    });
+  }
+}

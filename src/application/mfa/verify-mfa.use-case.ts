@@ -1,0 +1,228 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { normaliseRecoveryCode } from '../../domain/mfa/recovery-code';
+import { signCountAcceptable } from '../../domain/mfa/webauthn';
+import { Realm } from '../../domain/realm/realm';
+import { matches, similarity } from '../../domain/session/device-fingerprint';
+import { User } from '../../domain/user/user';
+import { ClientContext } from '../auth/client-context';
+import { DeviceObservation, DeviceObserver } from '../auth/device-observation';
+import { MFA_TOKEN_MAX_ATTEMPTS, MfaChallenges, PendingLogin } from '../auth/mfa-challenges';
+import { SessionIssuer, TokenSet } from '../auth/session-issuer';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
+import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
+import { RefreshTokenRepository } from '../ports/refresh-token.repository';
+import { SecretCipher } from '../ports/secret-cipher';
+import { SessionRepository } from '../ports/session.repository';
+import { TotpVerifier } from '../ports/totp-verifier';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { WebAuthnRelyingParty } from '../ports/webauthn-relying-party';
+import { MfaAccount } from './mfa-account';
+import { openMfaChallenge } from './open-mfa-challenge';
+
+export type MfaFactorType = 'totp' | 'webauthn' | 'recovery';
+
+export interface VerifyMfaInput {
+  realm: Realm;
+  mfaToken: string;
+  type: MfaFactorType;
+  code: string;
+  client: ClientContext;
+}
+
+export interface MfaVerified {
+  user: User;
+  tokens: TokenSet;
+  sessionId: string;
+  purpose: PendingLogin['purpose'];
+}
+
+/** A second factor checked: accepted pending its atomic write, or refused with a reason for the audit trail. */
+type FactorCheck =
+  | { ok: true; amr: 'otp' | 'hwk'; commit: () => Promise<boolean>; lostRace: string; details: Record<string, unknown> }
+  | { ok: false; reason: string; details?: Record<string, unknown> };
+
+const refused = (reason: string, details?: Record<string, unknown>): FactorCheck => ({ ok: false, reason, details });
+const invalidToken = (message = 'The MFA token is invalid') => new DomainError('INVALID_TOKEN', message);
+
+@Injectable()
+export class VerifyMfaUseCase {
+  constructor(
+    private readonly challenges: MfaChallenges,
+    private readonly oneTimeTokens: OneTimeTokenRepository,
+    private readonly users: UserRepository,
+    private readonly credentials: MfaCredentialRepository,
+    private readonly totp: TotpVerifier,
+    private readonly cipher: SecretCipher,
+    private readonly relyingParty: WebAuthnRelyingParty,
+    private readonly account: MfaAccount,
+    private readonly issuer: SessionIssuer,
+    private readonly sessions: SessionRepository,
+    private readonly refreshTokens: RefreshTokenRepository,
+    private readonly devices: DeviceObserver,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The second step of a login, or the re-verification of a flagged session (contract §3.5,
+   * §3.6). The mfaToken is single use, dies at the 5th wrong code, and only works from the device
+   * it was issued to. A TOTP step and a recovery code are each accepted once, atomically; a
+   * WebAuthn challenge is used up by any answer, and a signature counter that goes back is refused.
+   * @throws DomainError INVALID_MFA_CODE | INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (malformed fingerprint)
+   */
+  async execute(input: VerifyMfaInput): Promise<MfaVerified> {
+    const { realm } = input;
+    const now = this.clock.now();
+    const { token, pending } = await openMfaChallenge(this.challenges, realm, input.mfaToken, now);
+    // Without a fingerprint of its own, the verifying request is taken to carry the login's.
+    const client: ClientContext = { ...input.client, fingerprint: input.client.fingerprint ?? pending.client?.fingerprint ?? null };
+    const observation = this.devices.observe(client);
+
+    const user = await this.users.findById(realm.id, token.userId);
+    if (!user || !user.canAuthenticate(now)) {
+      await this.oneTimeTokens.consume(token.tokenHash, now);
+      throw invalidToken();
+    }
+    await this.assertSameDevice(token, pending, observation, user, client, now);
+
+    const check = await this.checkFactor(user, input.type, input.code, token, pending, now);
+    if (check.ok) {
+      const result = await this.tx.run(async () => {
+        if (!(await check.commit())) return null;
+        if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
+        const amr = ['pwd', check.amr];
+        const outcome = pending.purpose === 'reverify'
+          ? await this.reverify(realm, user, pending, client, observation, amr, now)
+          : await this.openSession(realm, user, client, observation, amr, now);
+        await this.audit.record({
+          type: 'mfa.succeeded', realmId: realm.id, userId: user.id, sessionId: outcome.sessionId, ip: client.ip, at: now,
+          details: { type: input.type, purpose: pending.purpose, ...check.details },
+        });
+        if (pending.purpose !== 'reverify') {
+          await this.audit.record({
+            type: 'login.succeeded', realmId: realm.id, userId: user.id, sessionId: outcome.sessionId, ip: client.ip, at: now,
+            details: { amr },
+          });
+        }
+        return outcome;
+      });
+      if (result) return { user, tokens: result.tokens, sessionId: result.sessionId, purpose: pending.purpose };
+    }
+    const reason = check.ok ? check.lostRace : check.reason;
+    const details = check.ok ? {} : (check.details ?? {});
+    const attempts = await this.oneTimeTokens.recordFailedAttempt(token.tokenHash, now, MFA_TOKEN_MAX_ATTEMPTS);
+    await this.audit.record({
+      type: 'mfa.failed', realmId: realm.id, userId: user.id, sessionId: pending.sessionId ?? null, ip: client.ip, at: now,
+      details: { type: input.type, purpose: pending.purpose, reason, attempts, ...details },
+    });
+    if (attempts === null) throw invalidToken();
+    throw new DomainError('INVALID_MFA_CODE', attempts >= MFA_TOKEN_MAX_ATTEMPTS
+      ? 'The code is invalid; too many wrong codes, sign in again'
+      : 'The code is invalid');
+  }
+
+  /** The mfaToken is tied to the device of the pending login (contract §3.2); a stranger's use kills it. */
+  private async assertSameDevice(token: OneTimeToken, pending: PendingLogin, observation: DeviceObservation, user: User, client: ClientContext, now: Date): Promise<void> {
+    if (!pending.client) return;
+    const issuedTo = this.devices.observe(pending.client);
+    const score = similarity(issuedTo.fingerprint, observation.fingerprint);
+    if (matches(score, this.config.fingerprintMatchThreshold)) return;
+    await this.tx.run(async () => {
+      await this.oneTimeTokens.consume(token.tokenHash, now);
+      await this.audit.record({
+        type: 'mfa.failed', realmId: user.realmId, userId: user.id, sessionId: pending.sessionId ?? null, ip: client.ip, at: now,
+        details: { purpose: pending.purpose, reason: 'device_mismatch', score },
+      });
+    });
+    throw invalidToken('The MFA token was issued to another device');
+  }
+
+  private async checkFactor(user: User, type: MfaFactorType, code: string, token: OneTimeToken, pending: PendingLogin, now: Date): Promise<FactorCheck> {
+    if (typeof code !== 'string' || code.length === 0) return refused('empty');
+    switch (type) {
+      case 'totp':
+        return this.checkTotp(user, code, now);
+      case 'recovery':
+        return this.checkRecoveryCode(user, code, now);
+      case 'webauthn':
+        return this.checkWebauthn(user, code, token, pending, now);
+      default:
+        return refused('unknown_type');
+    }
+  }
+
+  private async checkTotp(user: User, code: string, now: Date): Promise<FactorCheck> {
+    const credential = await this.credentials.findTotp(user.id);
+    if (!credential?.confirmedAt) return refused('totp_not_enabled');
+    const secret = await this.cipher.decrypt(credential.secretEncrypted, user.id);
+    const step = this.totp.matchingStep(secret, code.trim(), now);
+    if (step === null) return refused('wrong_code');
+    if (step <= credential.lastUsedStep) return refused('replay');
+    return { ok: true, amr: 'otp', commit: () => this.credentials.advanceTotpStep(user.id, step), lostRace: 'replay', details: {} };
+  }
+
+  private async checkRecoveryCode(user: User, code: string, now: Date): Promise<FactorCheck> {
+    const normalised = normaliseRecoveryCode(code);
+    if (!normalised) return refused('wrong_code');
+    const hash = this.account.recoveryCodeHash(user.id, normalised);
+    return { ok: true, amr: 'otp', commit: () => this.credentials.consumeRecoveryCode(user.id, hash, now), lostRace: 'wrong_code', details: {} };
+  }
+
+  private async checkWebauthn(user: User, code: string, token: OneTimeToken, pending: PendingLogin, now: Date): Promise<FactorCheck> {
+    const challenge = pending.webauthnChallenge;
+    if (!challenge) return refused('no_challenge');
+    // Any answer uses the challenge up: a second try needs new options.
+    const { webauthnChallenge: _used, ...rest } = pending;
+    await this.oneTimeTokens.updatePayload(token.tokenHash, rest as unknown as Record<string, unknown>);
+    if (code.length > 16384) return refused('malformed');
+    let response: unknown;
+    try {
+      response = JSON.parse(code);
+    } catch {
+      return refused('malformed');
+    }
+    const credentialId = this.relyingParty.credentialIdOf(response);
+    const credential = credentialId ? await this.credentials.findWebauthn(credentialId) : null;
+    if (!credential || credential.userId !== user.id) return refused('unknown_credential');
+    const check = await this.relyingParty.verifyAuthentication(response, challenge, credential);
+    if (!check.verified) return refused(check.reason, { credentialId: credential.id });
+    if (!signCountAcceptable(credential.counter, check.counter)) {
+      // A valid signature with a counter that went back: probably a cloned authenticator.
+      return refused('counter_regression', { credentialId: credential.id, storedCounter: credential.counter, receivedCounter: check.counter });
+    }
+    return {
+      ok: true,
+      amr: 'hwk',
+      commit: () => this.credentials.recordWebauthnUse(credential.id, credential.counter, check.counter, now),
+      lostRace: 'concurrent_use',
+      details: { credentialId: credential.id },
+    };
+  }
+
+  private async openSession(realm: Realm, user: User, client: ClientContext, observation: DeviceObservation, amr: string[], now: Date) {
+    await this.users.recordSuccessfulLogin(realm.id, user.id, now);
+    const { session, tokens } = await this.issuer.open({ realm, user, client, observation, amr, now });
+    return { sessionId: session.id, tokens };
+  }
+
+  /** §3.6: the flagged session is restored, the verifying device becomes its reference, earlier refresh tokens die. */
+  private async reverify(realm: Realm, user: User, pending: PendingLogin, client: ClientContext, observation: DeviceObservation, amr: string[], now: Date) {
+    const session = pending.sessionId ? await this.sessions.findById(realm.id, pending.sessionId) : null;
+    if (!session || session.userId !== user.id || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) {
+      throw invalidToken('The session to re-verify has ended');
+    }
+    session.clearFlag(observation.fingerprint, client.fingerprint, amr);
+    session.touch(now, client.ip);
+    await this.sessions.save(session);
+    await this.refreshTokens.deleteAllForSession(session.id);
+    const tokens = await this.issuer.reissue(realm, user, session, now);
+    return { sessionId: session.id, tokens };
+  }
+}
