@@ -13,6 +13,28 @@ import { RevokeOwnSessionUseCase } from './application/auth/revoke-own-session.u
 import { LoginUseCase } from './application/auth/login.use-case';
 import { LogoutUseCase } from './application/auth/logout.use-case';
 import { MfaChallenges } from './application/auth/mfa-challenges';
+import { ConfirmTotpUseCase } from './application/mfa/confirm-totp.use-case';
+import { DisableTotpUseCase } from './application/mfa/disable-totp.use-case';
+import { FinishWebauthnRegistrationUseCase } from './application/mfa/finish-webauthn-registration.use-case';
+import { GetMfaStatusUseCase } from './application/mfa/get-mfa-status.use-case';
+import { MfaAccount } from './application/mfa/mfa-account';
+import { RegenerateRecoveryCodesUseCase } from './application/mfa/regenerate-recovery-codes.use-case';
+import { RemoveWebauthnCredentialUseCase } from './application/mfa/remove-webauthn-credential.use-case';
+import { SetupTotpUseCase } from './application/mfa/setup-totp.use-case';
+import { StartWebauthnMfaUseCase } from './application/mfa/start-webauthn-mfa.use-case';
+import { StartWebauthnRegistrationUseCase } from './application/mfa/start-webauthn-registration.use-case';
+import { VerifyMfaUseCase } from './application/mfa/verify-mfa.use-case';
+import { MfaCredentialRepository } from './application/ports/mfa-credential.repository';
+import { QrCodeRenderer } from './application/ports/qr-code-renderer';
+import { SecretCipher } from './application/ports/secret-cipher';
+import { TotpVerifier } from './application/ports/totp-verifier';
+import { WebAuthnRelyingParty } from './application/ports/webauthn-relying-party';
+import { AesGcmSecretCipher } from './adapters/crypto/aes-gcm-secret-cipher';
+import { MfaController } from './adapters/http/controllers/mfa.controller';
+import { QrcodeQrCodeRenderer } from './adapters/mfa/qrcode-qr-code-renderer';
+import { SimpleWebAuthnRelyingParty } from './adapters/mfa/simple-webauthn-relying-party';
+import { SpeakeasyTotpVerifier } from './adapters/mfa/speakeasy-totp-verifier';
+import { TypeOrmMfaCredentialRepository } from './adapters/persistence/typeorm-mfa-credential.repository';
 import { RefreshUseCase } from './application/auth/refresh.use-case';
 import { RegisterUseCase } from './application/auth/register.use-case';
 import { FingerprintSessionGuardian } from './application/auth/fingerprint-session-guardian';
@@ -71,7 +93,7 @@ import { ConfigModule } from './config/config.module';
 /** The composition root: every port is bound to its adapter here. */
 @Module({
   imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
-  controllers: [AuthController, SessionsController, JwksController, HealthController],
+  controllers: [AuthController, MfaController, SessionsController, JwksController, HealthController],
   providers: [
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
@@ -81,6 +103,11 @@ import { ConfigModule } from './config/config.module';
     { provide: SessionRepository, useClass: TypeOrmSessionRepository },
     { provide: RefreshTokenRepository, useClass: TypeOrmRefreshTokenRepository },
     { provide: OneTimeTokenRepository, useClass: TypeOrmOneTimeTokenRepository },
+    { provide: MfaCredentialRepository, useClass: TypeOrmMfaCredentialRepository },
+    { provide: TotpVerifier, useClass: SpeakeasyTotpVerifier },
+    { provide: QrCodeRenderer, useClass: QrcodeQrCodeRenderer },
+    { provide: SecretCipher, useClass: AesGcmSecretCipher },
+    { provide: WebAuthnRelyingParty, useClass: SimpleWebAuthnRelyingParty },
     { provide: AuditLog, useClass: TypeOrmAuditLog },
     { provide: Mailer, useClass: OutboxMailer },
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
@@ -105,6 +132,17 @@ import { ConfigModule } from './config/config.module';
     SessionIssuer,
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
     MfaChallenges,
+    MfaAccount,
+    VerifyMfaUseCase,
+    StartWebauthnMfaUseCase,
+    GetMfaStatusUseCase,
+    SetupTotpUseCase,
+    ConfirmTotpUseCase,
+    DisableTotpUseCase,
+    StartWebauthnRegistrationUseCase,
+    FinishWebauthnRegistrationUseCase,
+    RemoveWebauthnCredentialUseCase,
+    RegenerateRecoveryCodesUseCase,
     AccountEmails,
     RegisterUseCase,
     LoginUseCase,

@@ -1,4 +1,6 @@
 import { TokenSet } from '../../application/auth/session-issuer';
+import { MfaStatus } from '../../application/mfa/get-mfa-status.use-case';
+import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
 import { Session } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
 
@@ -19,6 +21,24 @@ export const present = {
 
   mfa(user: User) {
     return { enabled: user.mfaEnabled, methods: user.mfaMethods };
+  },
+
+  mfaStatus(status: MfaStatus) {
+    return {
+      enabled: status.enabled,
+      methods: status.methods,
+      webauthnCredentials: status.webauthnCredentials.map((c) => ({
+        id: c.id,
+        name: c.name,
+        createdAt: c.createdAt.toISOString(),
+        lastUsedAt: c.lastUsedAt ? c.lastUsedAt.toISOString() : null,
+      })),
+      recoveryCodesRemaining: status.recoveryCodesRemaining,
+    };
+  },
+
+  webauthnCredentialCreated(credential: WebauthnCredential) {
+    return { id: credential.id, name: credential.name, createdAt: credential.createdAt.toISOString() };
   },
 
   user(user: User, now: Date) {
