@@ -13,7 +13,7 @@ import { StartWebauthnMfaUseCase } from '../../../application/mfa/start-webauthn
 import { StartWebauthnRegistrationUseCase } from '../../../application/mfa/start-webauthn-registration.use-case';
 import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
 import { Realm } from '../../../domain/realm/realm';
-import { CurrentPrincipal, CurrentRealm, Public } from '../decorators';
+import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import {
   MfaTokenDto,
   MfaVerifyDto,
@@ -47,6 +47,7 @@ export class MfaController {
   ) {}
 
   @Public()
+  @RateLimit('mfaVerify')
   @Post('verify')
   @HttpCode(200)
   async verify(@Body() body: MfaVerifyDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
