@@ -65,6 +65,7 @@ import { UaParserDeviceDetector } from './adapters/device/ua-parser-device-detec
 import { geoIpFor } from './adapters/geoip/maxmind-geo-ip';
 import { AuthController } from './adapters/http/controllers/auth.controller';
 import { HealthController } from './adapters/http/controllers/health.controller';
+import { MetricsController } from './adapters/http/controllers/metrics.controller';
 import { JwksController } from './adapters/http/controllers/jwks.controller';
 import { SessionsController } from './adapters/http/controllers/sessions.controller';
 import { AllExceptionsFilter } from './adapters/http/errors/all-exceptions.filter';
@@ -76,6 +77,8 @@ import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
 import { OutboxMailer } from './adapters/mail/outbox-mailer';
 import { PersistenceModule } from './adapters/persistence/persistence.module';
 import { TypeOrmAuditLog } from './adapters/persistence/typeorm-audit-log';
+import { MeteredAuditLog } from './adapters/metrics/metered-audit-log';
+import { PrometheusMetrics } from './adapters/metrics/prometheus-metrics';
 import { TypeOrmOneTimeTokenRepository } from './adapters/persistence/typeorm-one-time-token.repository';
 import { TypeOrmReadinessProbe } from './adapters/persistence/typeorm-readiness-probe';
 import { TypeOrmRealmRepository } from './adapters/persistence/typeorm-realm.repository';
@@ -93,7 +96,7 @@ import { ConfigModule } from './config/config.module';
 /** The composition root: every port is bound to its adapter here. */
 @Module({
   imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
-  controllers: [AuthController, MfaController, SessionsController, JwksController, HealthController],
+  controllers: [AuthController, MfaController, SessionsController, JwksController, HealthController, MetricsController],
   providers: [
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
@@ -108,7 +111,10 @@ import { ConfigModule } from './config/config.module';
     { provide: QrCodeRenderer, useClass: QrcodeQrCodeRenderer },
     { provide: SecretCipher, useClass: AesGcmSecretCipher },
     { provide: WebAuthnRelyingParty, useClass: SimpleWebAuthnRelyingParty },
-    { provide: AuditLog, useClass: TypeOrmAuditLog },
+    // Audit events also move the security counters of /metrics.
+    { provide: AuditLog, inject: [TypeOrmAuditLog, PrometheusMetrics], useFactory: (log: TypeOrmAuditLog, metrics: PrometheusMetrics) => new MeteredAuditLog(log, metrics) },
+    TypeOrmAuditLog,
+    PrometheusMetrics,
     { provide: Mailer, useClass: OutboxMailer },
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
     { provide: PasswordBlocklist, useClass: ZxcvbnPasswordBlocklist },

@@ -3,7 +3,9 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { HttpLogger } from 'pino-http';
 import { AppConfig } from '../../config/app-config';
+import { PrometheusMetrics } from '../metrics/prometheus-metrics';
 import { HTTP_LOGGER } from './logging/logging.module';
+import { httpMetrics } from './metrics.middleware';
 import { jsonBody, noStore, requestId } from './middleware';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -16,6 +18,7 @@ export function configureApp(app: INestApplication): void {
   express.use(requestId);
   app.useLogger(app.get(Logger));
   express.use(app.get<HttpLogger>(HTTP_LOGGER));
+  express.use(httpMetrics(app.get(PrometheusMetrics)));
   express.use(['/api', '/v1'], noStore);
   express.use(jsonBody);
   app.useGlobalPipes(new AppValidationPipe());

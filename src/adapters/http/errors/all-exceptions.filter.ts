@@ -20,6 +20,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
     }
     if (response.headersSent) return;
+    response.locals.errorCode = rendered.body.error.code; // for /metrics
     for (const [name, value] of Object.entries(rendered.headers)) response.setHeader(name, value);
     response.status(rendered.status).json(rendered.body);
   }

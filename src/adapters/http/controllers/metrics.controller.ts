@@ -1,0 +1,22 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { PrometheusMetrics } from '../../metrics/prometheus-metrics';
+import { Public, RealmHeader } from '../decorators';
+
+/** Prometheus text format (contract §10). Expose it to the scraper only, at the network level. */
+@ApiTags('operations')
+@Public()
+@RealmHeader('none')
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: PrometheusMetrics) {}
+
+  @Get()
+  async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
+    const body = await this.metrics.render();
+    res.setHeader('Content-Type', this.metrics.contentType());
+    res.setHeader('Cache-Control', 'no-store');
+    return body;
+  }
+}
