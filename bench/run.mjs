@@ -1,0 +1,367 @@
+#!/usr/bin/env node
+// `npm run bench [-- options]`: starts the production build on a fresh, seeded database, drives
+// it with autocannon on loopback and prints one table. Not a test: nothing here runs in `npm test`.
+//
+// Options: --connections 4  --duration 10  --runs 3  --warmup 2  --only login,me,…
+//          --users 10000  --sessions 100000  --large-users 100000 (0: no 100k-user realm)
+//          --bcrypt-cost <BCRYPT_COST or 12>  --clean-runs 0  --max-runs <2 × runs>  --clean-other 0.15
+//          --cpu-prof (server profile in bench/results/<stamp>/)  --keep (keep the database)
+// PostgreSQL when DATABASE_URL is set (a database bench_<stamp> is created and dropped), the
+// embedded PGlite otherwise (a temporary DATA_DIR).
+import bcrypt from 'bcrypt';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  checkSeededToken, createBenchDatabase, seedAdmin, seededEmail, seededRefreshToken, seededSessionIsLive,
+  seededStatus, seedSessions, seedUsers, serverVersion,
+} from './lib/database.mjs';
+import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
+import { machineDescription } from './lib/proc.mjs';
+import { benchEnv, freePort, startServer } from './lib/server.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i === -1) return fallback;
+  const value = process.argv[i + 1];
+  return value === undefined || value.startsWith('--') ? true : value;
+}
+
+const CONNECTIONS = Number(option('connections', 4));
+const DURATION = Number(option('duration', 10));
+const RUNS = Number(option('runs', 3));
+const WARMUP = Number(option('warmup', 2));
+const ONLY = option('only', null) ? String(option('only')).split(',') : null;
+const USERS = Number(option('users', 10000));
+const SESSIONS = Number(option('sessions', 100000));
+const LARGE_USERS = Number(option('large-users', 100000));
+const BCRYPT_COST = Number(option('bcrypt-cost', process.env.BCRYPT_COST || 12));
+const CLEAN_RUNS = Number(option('clean-runs', 0));
+const MAX_RUNS = Number(option('max-runs', RUNS * 2));
+const CLEAN_OTHER = Number(option('clean-other', 0.15));
+const CPU_PROF = Boolean(option('cpu-prof', false));
+const KEEP = Boolean(option('keep', false));
+
+const PASSWORD = 'Bench-Copper-Kettle-2026!';
+const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
+// The components a browser client collects (API.md §5), as the benchmark's one device.
+const FINGERPRINT = JSON.stringify({
+  ua: USER_AGENT, platform: 'MacIntel', lang: 'en-US', languages: 'en-US,en', tz: 'Europe/Berlin', screen: '1728x1117',
+  colorDepth: 30, dpr: 2, cores: 10, memory: 8, touch: 0, canvas: 'c8f1a2b3d4e5f60718293a4b5c6d7e8f',
+  webglVendor: 'Google Inc. (Apple)', webglRenderer: 'ANGLE (Apple, ANGLE Metal Renderer: Apple M1 Pro, Unspecified Version)',
+  audio: '124.04347527516074', fonts: '5f1c9e0a7b3d2e4f', cookies: true, dnt: false,
+});
+const CLIENT_HEADERS = { 'user-agent': USER_AGENT, 'accept-language': ACCEPT_LANGUAGE };
+const JSON_HEADERS = { ...CLIENT_HEADERS, 'content-type': 'application/json' };
+const LARGE_REALM = 'bench-large';
+
+const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
+const tag = stamp.replace('_', '');
+const resultsDir = path.join(HERE, 'results', stamp);
+fs.mkdirSync(resultsDir, { recursive: true });
+const log = (line) => process.stderr.write(`${line}\n`);
+
+async function call(origin, method, urlPath, { body, headers = {} } = {}) {
+  const res = await fetch(origin + urlPath, {
+    method,
+    headers: { ...(body !== undefined ? JSON_HEADERS : CLIENT_HEADERS), ...headers },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, json, text };
+}
+
+async function expectOk(origin, method, urlPath, options) {
+  const res = await call(origin, method, urlPath, options);
+  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${urlPath} → ${res.status} ${res.text.slice(0, 300)}`);
+  return res.json;
+}
+
+/** Hands out items of a list once each; `exhausted` tells whether it ran dry. */
+function dispenser(items) {
+  let next = 0;
+  return {
+    take: () => (next < items.length ? items[next++] : null),
+    get left() {
+      return items.length - next;
+    },
+  };
+}
+
+function round(x, digits = 1) {
+  return Number.isFinite(x) ? Number(x.toFixed(digits)) : x;
+}
+
+async function main() {
+  const machine = machineDescription();
+  log(`identity-service benchmark ${stamp}: ${machine.cpus} CPUs (${machine.cpuModel}), node ${machine.node}, load ${machine.loadAverage.join(' ')}`);
+  const database = await createBenchDatabase(tag);
+  log(`database: ${database.kind} ${database.name}`);
+  let server = null;
+  let monitor = null;
+  try {
+    // 1. First start: migrations and bootstrap. A real registration and login through the API
+    //    record the device exactly as the service stores it; the seeded sessions copy it.
+    const port = await freePort();
+    const env = benchEnv({ port, database, bcryptCost: BCRYPT_COST });
+    server = await startServer({ env, logFile: path.join(resultsDir, 'server.log') });
+    const templateEmail = `template.${tag}@bench.example.com`;
+    await expectOk(server.origin, 'POST', '/api/v1/auth/register', { body: { email: templateEmail, password: PASSWORD, name: 'Template User' } });
+    await expectOk(server.origin, 'POST', '/api/v1/auth/login', { body: { email: templateEmail, password: PASSWORD, deviceFingerprint: FINGERPRINT } });
+    await server.stop();
+    server = null;
+
+    // 2. Seed by SQL: one bcrypt hash at the configured cost, reused by every seeded user.
+    const db = await database.open();
+    const t0 = Date.now();
+    const [template] = (
+      await db.query(
+        `SELECT u.password_hash, s.device_name, s.device_type, s.fingerprint, s.reference_fingerprint, s.ip, s.user_agent
+         FROM users u JOIN sessions s ON s.user_id = u.id WHERE u.email = $1`,
+        [templateEmail],
+      )
+    ).rows;
+    if (!template) throw new Error('the template login left no session');
+    if (typeof template.reference_fingerprint === 'string') template.reference_fingerprint = JSON.parse(template.reference_fingerprint);
+    const passwordHash = await bcrypt.hash(preHash(PASSWORD), BCRYPT_COST);
+    if (!(await bcrypt.compare(preHash(PASSWORD), template.password_hash))) {
+      throw new Error("the benchmark's password scheme differs from the service's (bcrypt-password-hasher.ts)");
+    }
+    const dbVersion = await serverVersion(db);
+    await db.query(`INSERT INTO realms (id, name, created_at) VALUES ('acme', 'Acme Corp', now()), ('globex', 'Globex', now())`);
+    await seedUsers(db, { realm: 'default', prefix: 'u', count: USERS, passwordHash });
+    await seedUsers(db, { realm: 'acme', prefix: 'a', count: 500, passwordHash });
+    await seedUsers(db, { realm: 'globex', prefix: 'g', count: 500, passwordHash });
+    await seedSessions(db, { realm: 'default', users: USERS, count: SESSIONS, tag, template });
+    const adminToken = await seedAdmin(db, { realm: 'default', email: `admin.${tag}@bench.example.com`, passwordHash, tag, template });
+    let largeAdminToken = null;
+    if (LARGE_USERS > 0) {
+      await db.query(`INSERT INTO realms (id, name, created_at) VALUES ($1, 'Large', now())`, [LARGE_REALM]);
+      await seedUsers(db, { realm: LARGE_REALM, prefix: 'l', count: LARGE_USERS, passwordHash });
+      largeAdminToken = await seedAdmin(db, { realm: LARGE_REALM, email: `admin.${tag}@bench.example.com`, passwordHash, tag, template });
+    }
+    await checkSeededToken(db, tag);
+    await db.query('VACUUM ANALYZE');
+    const counts = (await db.query(
+      `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions,
+              (SELECT count(*) FROM refresh_tokens)::int AS refresh_tokens, (SELECT count(*) FROM realms)::int AS realms`,
+    )).rows[0];
+    await db.close();
+    log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);
+
+    // 3. The measured server.
+    server = await startServer({ env, logFile: path.join(resultsDir, 'server.log'), cpuProfileDir: CPU_PROF ? resultsDir : null });
+    const origin = server.origin;
+    if (database.kind === 'postgresql') monitor = await database.open();
+    const databasePids = async () =>
+      monitor
+        ? (await monitor.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid)
+        : [];
+
+    // Live seeded sessions, split between the scenarios that need one each.
+    const live = [];
+    for (let j = 0; j < SESSIONS; j++) if (seededSessionIsLive(j, USERS)) live.push(seededRefreshToken(tag, j));
+    const activeUsers = [];
+    for (let i = 0; i < USERS; i++) if (seededStatus(i) === 'active') activeUsers.push(seededEmail('u', i));
+    const meTokens = [];
+    for (const refreshToken of live.splice(0, 64)) {
+      const { tokens } = await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken, deviceFingerprint: FINGERPRINT } });
+      meTokens.push(tokens.accessToken);
+    }
+    const adminAccess = (await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: adminToken, deviceFingerprint: FINGERPRINT } })).tokens.accessToken;
+    const largeAdminAccess = largeAdminToken
+      ? (await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
+          body: { refreshToken: largeAdminToken, deviceFingerprint: FINGERPRINT },
+          headers: { 'x-realm-id': LARGE_REALM },
+        })).tokens.accessToken
+      : null;
+    const refreshStarters = dispenser(live.splice(0, 2000));
+    const logoutPool = dispenser(live);
+    const usersQuery = '/v1/admin/users?limit=50&sort=-createdAt&status=active&search=garcia';
+
+    let counter = 0;
+    const scenarios = [
+      {
+        name: 'login',
+        what: `POST /api/v1/auth/login, ${activeUsers.length} active users in turn, bcrypt cost ${BCRYPT_COST}, no MFA`,
+        requests: [{
+          method: 'POST', path: '/api/v1/auth/login', headers: JSON_HEADERS,
+          setupRequest: (req) => {
+            req.body = JSON.stringify({ email: activeUsers[counter++ % activeUsers.length], password: PASSWORD, deviceFingerprint: FINGERPRINT });
+            return req;
+          },
+        }],
+      },
+      {
+        name: 'register',
+        what: `POST /api/v1/auth/register, a new email each time (bcrypt cost ${BCRYPT_COST}, verification email queued)`,
+        requests: [{
+          method: 'POST', path: '/api/v1/auth/register', headers: JSON_HEADERS,
+          setupRequest: (req) => {
+            const n = counter++;
+            req.body = JSON.stringify({ email: `new.${tag}.${n}@example.org`, password: PASSWORD, name: `New User${n}` });
+            return req;
+          },
+        }],
+      },
+      (() => {
+        // Each connection rotates like a client: the successor from each answer is used next.
+        const ready = [];
+        return {
+          name: 'refresh',
+          what: 'POST /api/v1/auth/refresh, each token used once (the successor of each answer is presented next), fingerprint checked',
+          beforeRun: () => { ready.length = 0; },
+          requests: [{
+            method: 'POST', path: '/api/v1/auth/refresh', headers: JSON_HEADERS,
+            setupRequest: (req) => {
+              const refreshToken = ready.pop() ?? refreshStarters.take();
+              if (!refreshToken) throw new Error('refresh: no seeded session left to start a rotation');
+              req.body = JSON.stringify({ refreshToken, deviceFingerprint: FINGERPRINT });
+              return req;
+            },
+            onResponse: (status, body) => {
+              if (status === 200) ready.push(JSON.parse(body).tokens.refreshToken);
+            },
+          }],
+        };
+      })(),
+      {
+        name: 'me',
+        what: `GET /api/v1/auth/me, ${meTokens.length} users' access tokens in turn (signature + session liveness + user read)`,
+        requests: [{
+          method: 'GET', path: '/api/v1/auth/me', headers: CLIENT_HEADERS,
+          setupRequest: (req) => {
+            req.headers = { ...CLIENT_HEADERS, authorization: `Bearer ${meTokens[counter++ % meTokens.length]}` };
+            return req;
+          },
+        }],
+      },
+      {
+        name: 'admin-users',
+        what: `GET ${usersQuery} in realm default (${USERS} users)`,
+        probe: { path: usersQuery, headers: { authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } },
+        requests: [{ method: 'GET', path: usersQuery, headers: { ...CLIENT_HEADERS, authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } }],
+      },
+      largeAdminAccess && {
+        name: 'admin-users-100k',
+        what: `GET ${usersQuery} in realm ${LARGE_REALM} (${LARGE_USERS} users)`,
+        probe: { path: usersQuery, headers: { authorization: `Bearer ${largeAdminAccess}`, 'x-realm-id': LARGE_REALM } },
+        requests: [{ method: 'GET', path: usersQuery, headers: { ...CLIENT_HEADERS, authorization: `Bearer ${largeAdminAccess}`, 'x-realm-id': LARGE_REALM } }],
+      },
+      {
+        name: 'admin-sessions',
+        what: `GET /v1/admin/sessions?limit=50 in realm default (${SESSIONS} sessions, newest first)`,
+        probe: { path: '/v1/admin/sessions?limit=50', headers: { authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } },
+        requests: [{ method: 'GET', path: '/v1/admin/sessions?limit=50', headers: { ...CLIENT_HEADERS, authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } }],
+      },
+      (() => {
+        let instance = null;
+        let ranOut = false;
+        return {
+          name: 'logout',
+          what: 'POST /api/v1/auth/logout, a different live seeded session each time',
+          beforeRun: () => { ranOut = false; },
+          onStart: (i) => { instance = i; },
+          stoppedEarly: () => ranOut,
+          requests: [{
+            method: 'POST', path: '/api/v1/auth/logout', headers: JSON_HEADERS,
+            setupRequest: (req) => {
+              let refreshToken = logoutPool.take();
+              if (!refreshToken) {
+                ranOut = true;
+                instance?.stop();
+                refreshToken = 'exhausted-pool-placeholder-token';
+              }
+              req.body = JSON.stringify({ refreshToken });
+              return req;
+            },
+          }],
+        };
+      })(),
+    ].filter(Boolean);
+
+    const results = [];
+    const skipped = [];
+    for (const scenario of scenarios) {
+      if (ONLY && !ONLY.includes(scenario.name)) continue;
+      if (scenario.probe) {
+        const probe = await call(origin, 'GET', scenario.probe.path, { headers: scenario.probe.headers });
+        if (probe.status !== 200) {
+          skipped.push(`${scenario.name}: probe answered ${probe.status} ${probe.text.slice(0, 120)}`);
+          log(`== ${scenario.name}: skipped, probe answered ${probe.status}`);
+          continue;
+        }
+      }
+      log(`== ${scenario.name}: ${scenario.what}; warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s at ${CONNECTIONS} connections`);
+      results.push(await measureScenario({
+        origin, scenario, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, runs: RUNS,
+        cleanRuns: CLEAN_RUNS, maxRuns: MAX_RUNS, cleanOther: CLEAN_OTHER, server, databasePids, log,
+      }));
+    }
+
+    // 4. The bcrypt-only limit, same cost and concurrency, in this process while the server idles.
+    let limit = null;
+    if (!ONLY || ONLY.includes('bcrypt') || ONLY.includes('login')) {
+      log(`== bcrypt limit: bcrypt.compare at cost ${BCRYPT_COST}, ${CONNECTIONS} concurrent, ${RUNS} × ${DURATION} s`);
+      limit = await bcryptLimit({
+        hash: passwordHash, password: PASSWORD, concurrency: CONNECTIONS, duration: DURATION, runs: RUNS,
+        cleanRuns: CLEAN_RUNS, maxRuns: MAX_RUNS, cleanOther: CLEAN_OTHER, log,
+      });
+    }
+
+    await server.stop();
+    server = null;
+    report({ machine, dbVersion, database, counts, results, limit, skipped });
+  } finally {
+    if (monitor) await monitor.close().catch(() => undefined);
+    if (server) await server.stop().catch(() => undefined);
+    if (!KEEP) await database.drop().catch((e) => log(`dropping the database: ${e.message}`));
+    else log(`kept the database: ${database.url ?? database.name}`);
+  }
+}
+
+function report({ machine, dbVersion, database, counts, results, limit, skipped }) {
+  const mb = (bytes) => Math.round(bytes / 2 ** 20);
+  const lines = [];
+  lines.push(`identity-service benchmark ${stamp}`);
+  lines.push(`machine: ${machine.cpus} CPUs, ${machine.cpuModel}, ${machine.memoryGiB} GiB; node ${machine.node}; UV_THREADPOOL_SIZE ${machine.uvThreadpoolSize}`);
+  lines.push(`database: ${database.kind === 'postgresql' ? dbVersion.split(' ').slice(0, 2).join(' ') : 'embedded PGlite (in the server process)'}; seeded ${counts.users} users, ${counts.sessions} sessions, ${counts.realms} realms`);
+  lines.push(`autocannon on loopback, keep-alive, ${DURATION} s runs after ${WARMUP} s warm-up, medians over ${RUNS}${CLEAN_RUNS ? ` (clean: other CPU < ${CLEAN_OTHER})` : ''} runs; bcrypt cost ${BCRYPT_COST}`);
+  lines.push('');
+  lines.push('| scenario | connections | requests/s (min–max) | p50 ms | p99 ms | errors (non-2xx) | server CPU ms/req | PostgreSQL CPU ms/req | server RSS max MB | other CPU |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    const db = database.kind === 'postgresql' ? round(r.databaseCpuMsPerReq, 2) : 'in server';
+    lines.push(
+      `| ${r.name} | ${r.connections} | ${round(r.reqPerSec)} (${round(r.reqPerSecMin)}–${round(r.reqPerSecMax)}) | ${round(r.p50)} | ${round(r.p99)} | ${r.errors} | ${round(r.serverCpuMsPerReq, 2)} | ${db} | ${mb(r.rssMaxBytes)} | ${round(r.otherCpu, 2)} |`,
+    );
+  }
+  if (limit) {
+    lines.push(`| bcrypt-only limit | ${CONNECTIONS} | ${round(limit.perSec, 2)} (${round(limit.perSecMin, 2)}–${round(limit.perSecMax, 2)}) | | | 0 | ${round(limit.cpuMsPerCompare, 1)} | | | |`);
+    const login = results.find((r) => r.name === 'login');
+    if (login) {
+      lines.push('');
+      lines.push(`login / bcrypt-only limit: ${round((login.reqPerSec / limit.perSec) * 100)} % (${round(login.reqPerSec, 2)} of ${round(limit.perSec, 2)} per second)`);
+    }
+  }
+  for (const s of skipped) lines.push(`skipped ${s}`);
+  const text = lines.join('\n');
+  console.log(text);
+  fs.writeFileSync(path.join(resultsDir, 'summary.md'), `${text}\n`);
+  fs.writeFileSync(path.join(resultsDir, 'results.json'), JSON.stringify({ stamp, machine, database: database.kind, dbVersion, counts, config: { CONNECTIONS, DURATION, RUNS, WARMUP, USERS, SESSIONS, LARGE_USERS, BCRYPT_COST, CLEAN_RUNS }, results, limit, skipped }, null, 2));
+  log(`results: ${path.relative(process.cwd(), resultsDir)}/`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
