@@ -8,7 +8,7 @@ const outside = (...folders) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.cjs', '*.mjs'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -61,7 +61,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [outside('persistence', 'mail', 'crypto')] }] },
   },
   {
-    files: ['src/main.ts', 'src/cli.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    files: ['src/main.ts', 'src/cli.ts', 'bench/**/*.ts', 'bench/**/*.mjs', 'test/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
 );
