@@ -2,7 +2,26 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { getOptionsToken, getStorageToken } from '@nestjs/throttler';
+import { ActivateUserUseCase } from './application/admin/activate-user.use-case';
+import { AuthorizeAdminUseCase } from './application/admin/authorize-admin.use-case';
 import { BootstrapUseCase } from './application/admin/bootstrap.use-case';
+import { CreateAdminUseCase } from './application/admin/create-admin.use-case';
+import { CreateRealmUseCase } from './application/admin/create-realm.use-case';
+import { CreateUserUseCase } from './application/admin/create-user.use-case';
+import { DeleteUserUseCase } from './application/admin/delete-user.use-case';
+import { GetUserUseCase } from './application/admin/get-user.use-case';
+import { ListEventsUseCase } from './application/admin/list-events.use-case';
+import { ListRealmsUseCase } from './application/admin/list-realms.use-case';
+import { ListSessionsUseCase } from './application/admin/list-sessions.use-case';
+import { ListUsersUseCase } from './application/admin/list-users.use-case';
+import { ResetUserMfaUseCase } from './application/admin/reset-user-mfa.use-case';
+import { ResetUserPasswordUseCase } from './application/admin/reset-user-password.use-case';
+import { RevokeSessionUseCase } from './application/admin/revoke-session.use-case';
+import { RevokeUserSessionsUseCase } from './application/admin/revoke-user-sessions.use-case';
+import { RotateSigningKeysUseCase } from './application/admin/rotate-signing-keys.use-case';
+import { SetUserRolesUseCase } from './application/admin/set-user-roles.use-case';
+import { SuspendUserUseCase } from './application/admin/suspend-user.use-case';
+import { UnlockUserUseCase } from './application/admin/unlock-user.use-case';
 import { AccountEmails } from './application/auth/account-emails';
 import { AuthenticateUseCase } from './application/auth/authenticate.use-case';
 import { DeviceObserver } from './application/auth/device-observation';
@@ -63,6 +82,10 @@ import { SystemClock } from './adapters/crypto/system-clock';
 import { ZxcvbnPasswordBlocklist } from './adapters/crypto/zxcvbn-password-blocklist';
 import { UaParserDeviceDetector } from './adapters/device/ua-parser-device-detector';
 import { geoIpFor } from './adapters/geoip/maxmind-geo-ip';
+import { AdminEventsController } from './adapters/http/controllers/admin-events.controller';
+import { AdminRealmsController } from './adapters/http/controllers/admin-realms.controller';
+import { AdminSessionsController } from './adapters/http/controllers/admin-sessions.controller';
+import { AdminUsersController } from './adapters/http/controllers/admin-users.controller';
 import { AuthController } from './adapters/http/controllers/auth.controller';
 import { HealthController } from './adapters/http/controllers/health.controller';
 import { MetricsController } from './adapters/http/controllers/metrics.controller';
@@ -71,6 +94,7 @@ import { SessionsController } from './adapters/http/controllers/sessions.control
 import { AllExceptionsFilter } from './adapters/http/errors/all-exceptions.filter';
 import { LoggingModule } from './adapters/http/logging/logging.module';
 import { AccessTokenGuard } from './adapters/http/guards/access-token.guard';
+import { AdminGuard } from './adapters/http/guards/admin.guard';
 import { RateLimitGuard, throttlerOptions } from './adapters/http/guards/rate-limit.guard';
 import { RealmGuard } from './adapters/http/guards/realm.guard';
 import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
@@ -96,7 +120,7 @@ import { ConfigModule } from './config/config.module';
 /** The composition root: every port is bound to its adapter here. */
 @Module({
   imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
-  controllers: [AuthController, MfaController, SessionsController, JwksController, HealthController, MetricsController],
+  controllers: [AuthController, MfaController, SessionsController, JwksController, HealthController, MetricsController, AdminUsersController, AdminSessionsController, AdminEventsController, AdminRealmsController],
   providers: [
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
@@ -161,11 +185,31 @@ import { ConfigModule } from './config/config.module';
     AuthenticateUseCase,
     BootstrapUseCase,
     BootstrapRunner,
+    AuthorizeAdminUseCase,
+    ListUsersUseCase,
+    CreateUserUseCase,
+    GetUserUseCase,
+    DeleteUserUseCase,
+    SuspendUserUseCase,
+    ActivateUserUseCase,
+    UnlockUserUseCase,
+    ResetUserPasswordUseCase,
+    ResetUserMfaUseCase,
+    SetUserRolesUseCase,
+    ListSessionsUseCase,
+    RevokeSessionUseCase,
+    RevokeUserSessionsUseCase,
+    ListEventsUseCase,
+    ListRealmsUseCase,
+    CreateRealmUseCase,
+    CreateAdminUseCase,
+    RotateSigningKeysUseCase,
 
-    // HTTP: guards run in this order — realm, then access token.
+    // HTTP: guards run in this order — realm, then access token, then rate limit, then admin (@AdminRoute only).
     { provide: APP_GUARD, useClass: RealmGuard },
     { provide: APP_GUARD, useClass: AccessTokenGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: AdminGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
 })

@@ -1,6 +1,8 @@
 import { TokenSet } from '../../application/auth/session-issuer';
 import { MfaStatus } from '../../application/mfa/get-mfa-status.use-case';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
+import { AuditEvent } from '../../domain/audit/audit-event';
+import { Realm } from '../../domain/realm/realm';
 import { Session } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
 
@@ -74,5 +76,23 @@ export const present = {
 
   pagination(total: number, page: number, limit: number) {
     return { total, page, limit };
+  },
+
+  realm(realm: Realm) {
+    return { id: realm.id, name: realm.name, createdAt: realm.createdAt.toISOString() };
+  },
+
+  event(event: AuditEvent) {
+    return {
+      id: event.id,
+      type: event.type,
+      realmId: event.realmId,
+      userId: event.userId,
+      actorId: event.actorId,
+      sessionId: event.sessionId,
+      ip: event.ip,
+      at: event.at.toISOString(),
+      details: event.details,
+    };
   },
 };

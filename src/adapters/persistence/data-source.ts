@@ -3,11 +3,12 @@ import { join, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { InitialSchema1764028800000 } from '../../../migrations/1764028800000-initial-schema';
 import { WebauthnRegistrationChallenges1764115205000 } from '../../../migrations/1764115205000-webauthn-registration-challenges';
+import { AdminUserListIndexes1764121000000 } from '../../../migrations/1764121000000-admin-user-list-indexes';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
 /** Migrations as classes, so the same list works under tsc output, Jest and the CLI. */
-export const MIGRATIONS = [InitialSchema1764028800000, WebauthnRegistrationChallenges1764115205000];
+export const MIGRATIONS = [InitialSchema1764028800000, WebauthnRegistrationChallenges1764115205000, AdminUserListIndexes1764121000000];
 
 /**
  * PostgreSQL when `DATABASE_URL` is set; otherwise the embedded PGlite in `DATA_DIR/pglite`
@@ -38,7 +39,10 @@ export function dataSourceOptions(config: Pick<AppConfig, 'databaseUrl' | 'dataD
   const inMemory = config.dataDir === 'memory';
   const dir = inMemory ? undefined : resolve(join(config.dataDir, 'pglite'));
   if (dir) mkdirSync(dir, { recursive: true });
-  return { ...common, driver: createPGliteDriver({ dataDir: dir }) } as DataSourceOptions;
+  // pg_trgm: trigram indexes of the admin users search (migration 1764121000000).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
+  return { ...common, driver: createPGliteDriver({ dataDir: dir, extensions: { pg_trgm } }) } as DataSourceOptions;
 }
 
 export function createDataSource(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>): DataSource {

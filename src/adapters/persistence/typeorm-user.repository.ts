@@ -7,6 +7,8 @@ import { UserRecord } from './records/user.record';
 import { TypeOrmTransaction } from './typeorm-transaction';
 import { toUser, toUserRecord, USER_COLUMNS, UserRow } from './user.mapper';
 
+// Each order is an index read forwards or backwards (migration 1764121000000): the tie-breaker
+// runs in the same direction as the key, and never-logged-in users sort as the oldest logins.
 const SORT_SQL: Record<UserQuery['sort'], string> = {
   createdAt: 'u.created_at ASC, u.id ASC',
   '-createdAt': 'u.created_at DESC, u.id DESC',
@@ -106,33 +108,31 @@ export class TypeOrmUserRepository implements UserRepository {
       const p = `$${params.length}`;
       where.push(`(u.email ILIKE ${p} OR (u.first_name || ' ' || u.last_name) ILIKE ${p})`);
     }
-    if (query.status) {
+    if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
+    else if (query.status) {
+      // A lock whose time has passed reads as active (User.statusAt).
       params.push(query.now);
       const now = `$${params.length}`;
-      if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
-      else if (query.status === 'locked') {
-        where.push(`u.status = 'locked' AND (u.locked_until IS NULL OR u.locked_until > ${now})`);
-      } else where.push(`(u.status = 'active' OR (u.status = 'locked' AND u.locked_until <= ${now}))`);
+      if (query.status === 'locked') where.push(`u.status = 'locked' AND (u.locked_until IS NULL OR u.locked_until > ${now})`);
+      else where.push(`(u.status = 'active' OR (u.status = 'locked' AND u.locked_until <= ${now}))`);
     }
     if (query.emailVerified !== undefined) {
       params.push(query.emailVerified);
       where.push(`u.email_verified = $${params.length}`);
     }
     const whereSql = where.join(' AND ');
+    // Two statements rather than count(*) OVER (): the window would read and buffer every
+    // matching row (100,000 in a large realm) before the first one of the page comes out; the
+    // page alone stops after `limit` index entries, the count reads only the index.
+    const counted: { total: string }[] = await this.tx.manager.query(`SELECT count(*) AS total FROM users u WHERE ${whereSql}`, params);
+    const total = Number(counted[0].total);
+    if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
     params.push(query.limit, (query.page - 1) * query.limit);
-    const rows: (UserRow & { total: string })[] = await this.tx.manager.query(
-      `SELECT ${USER_COLUMNS}, count(*) OVER () AS total FROM users u WHERE ${whereSql}
+    const rows: UserRow[] = await this.tx.manager.query(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE ${whereSql}
        ORDER BY ${SORT_SQL[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    let total = rows[0] ? Number(rows[0].total) : 0;
-    if (rows.length === 0 && query.page > 1) {
-      const counted: { total: string }[] = await this.tx.manager.query(
-        `SELECT count(*) AS total FROM users u WHERE ${whereSql}`,
-        params.slice(0, -2),
-      );
-      total = Number(counted[0].total);
-    }
     return { users: rows.map(toUser), total };
   }
 

@@ -1,0 +1,33 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ListEventsUseCase } from '../../../application/admin/list-events.use-case';
+import { Realm } from '../../../domain/realm/realm';
+import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { ListEventsQuery } from '../dto/admin.dto';
+import { present } from '../presenters';
+
+/** The realm's audit trail (contract §7). */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiHeader({ name: 'X-Realm-Id', required: true })
+@AdminRoute()
+@RealmHeader('required')
+@Controller('v1/admin/events')
+export class AdminEventsController {
+  constructor(private readonly listEvents: ListEventsUseCase) {}
+
+  @Get()
+  async list(@Query() query: ListEventsQuery, @CurrentRealm() realm: Realm) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const { events, total } = await this.listEvents.execute({
+      realmId: realm.id,
+      type: query.type,
+      userId: query.userId,
+      since: query.since ? new Date(query.since) : undefined,
+      page,
+      limit,
+    });
+    return { events: events.map(present.event), pagination: present.pagination(total, page, limit) };
+  }
+}

@@ -1,0 +1,36 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { AdminActor } from '../../../application/admin/admin-actor';
+import { CreateRealmUseCase } from '../../../application/admin/create-realm.use-case';
+import { ListRealmsUseCase } from '../../../application/admin/list-realms.use-case';
+import { AdminRoute, RealmHeader } from '../decorators';
+import { CreateRealmDto } from '../dto/admin.dto';
+import { CurrentAdmin, SuperAdminOnly } from '../guards/admin.guard';
+import { present } from '../presenters';
+
+/** Realms: super-admin of master only (contract §7). */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiHeader({ name: 'X-Realm-Id', required: true })
+@AdminRoute()
+@SuperAdminOnly()
+@RealmHeader('required')
+@Controller('v1/admin/realms')
+export class AdminRealmsController {
+  constructor(
+    private readonly listRealms: ListRealmsUseCase,
+    private readonly createRealm: CreateRealmUseCase,
+  ) {}
+
+  @Get()
+  async list() {
+    return { realms: (await this.listRealms.execute()).map(present.realm) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Body() body: CreateRealmDto, @CurrentAdmin() actor: AdminActor) {
+    const realm = await this.createRealm.execute({ id: body.id, name: body.name, actorId: actor.id, ip: actor.ip });
+    return { realm: present.realm(realm) };
+  }
+}

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { AdminActor } from '../../../application/admin/admin-actor';
+import { ListSessionsUseCase } from '../../../application/admin/list-sessions.use-case';
+import { RevokeSessionUseCase } from '../../../application/admin/revoke-session.use-case';
+import { RevokeUserSessionsUseCase } from '../../../application/admin/revoke-user-sessions.use-case';
+import { AppConfig } from '../../../config/app-config';
+import { Realm } from '../../../domain/realm/realm';
+import { Session } from '../../../domain/session/session';
+import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { ListSessionsQuery, PageQuery } from '../dto/admin.dto';
+import { EmptyBodyDto } from '../dto/empty-body.dto';
+import { CurrentAdmin } from '../guards/admin.guard';
+import { present } from '../presenters';
+
+/** Sessions of a realm and of one user (contract §7). */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiHeader({ name: 'X-Realm-Id', required: true })
+@AdminRoute()
+@RealmHeader('required')
+@Controller('v1/admin')
+export class AdminSessionsController {
+  constructor(
+    private readonly listSessions: ListSessionsUseCase,
+    private readonly revokeSession: RevokeSessionUseCase,
+    private readonly revokeUserSessions: RevokeUserSessionsUseCase,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get('sessions')
+  async list(@Query() query: ListSessionsQuery, @CurrentRealm() realm: Realm) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const result = await this.listSessions.execute({ realmId: realm.id, userId: query.userId, status: query.status, page, limit });
+    return this.page(result, page, limit);
+  }
+
+  @Delete('sessions/:id')
+  @HttpCode(200)
+  async revoke(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
+    await this.revokeSession.execute({ actor, realmId: realm.id, sessionId: id });
+    return { success: true };
+  }
+
+  @Get('users/:id/sessions')
+  async listForUser(@Param('id') id: string, @Query() query: PageQuery, @CurrentRealm() realm: Realm) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const result = await this.listSessions.execute({ realmId: realm.id, userId: id, page, limit, userMustExist: true });
+    return this.page(result, page, limit);
+  }
+
+  @Delete('users/:id/sessions')
+  @HttpCode(200)
+  async revokeForUser(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
+    const revoked = await this.revokeUserSessions.execute({ actor, realmId: realm.id, userId: id });
+    return { success: true, revoked };
+  }
+
+  private page(result: { sessions: Session[]; total: number }, page: number, limit: number) {
+    return {
+      sessions: result.sessions.map((session) => present.session(session, this.config.sessionIdleTimeoutSeconds)),
+      pagination: present.pagination(result.total, page, limit),
+    };
+  }
+}

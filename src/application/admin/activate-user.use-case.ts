@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+
+@Injectable()
+export class ActivateUserUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * suspended → active (contract §4).
+   * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE | FORBIDDEN
+   */
+  async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {
+    const { actor, realmId } = input;
+    const user = await findTargetUser(this.users, realmId, input.userId);
+    assertMayManage(actor, user);
+    const now = this.clock.now();
+    user.activate(now);
+    await this.tx.run(async () => {
+      await this.users.save(user);
+      await this.audit.record({ type: 'user.activated', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now });
+    });
+    return user;
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { Session, SessionStatus } from '../../domain/session/session';
+import { Clock } from '../ports/clock';
+import { SessionRepository } from '../ports/session.repository';
+import { UserRepository } from '../ports/user.repository';
+import { findTargetUser } from './admin-actor';
+
+export interface ListSessionsInput {
+  realmId: string;
+  userId?: string;
+  status?: SessionStatus;
+  page: number;
+  limit: number;
+  /** The user comes from the path (`/users/:id/sessions`): an unknown one is a 404, not an empty list. */
+  userMustExist?: boolean;
+}
+
+@Injectable()
+export class ListSessionsUseCase {
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly users: UserRepository,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Live sessions of the realm (neither revoked nor expired), newest first. A `userId` filter
+   * matching nobody gives an empty list (contract §7).
+   * @throws DomainError USER_NOT_FOUND when `userMustExist` and the user is unknown
+   */
+  async execute(input: ListSessionsInput): Promise<{ sessions: Session[]; total: number }> {
+    if (input.userMustExist && input.userId !== undefined) await findTargetUser(this.users, input.realmId, input.userId);
+    return this.sessions.list({
+      realmId: input.realmId,
+      userId: input.userId,
+      status: input.status,
+      page: input.page,
+      limit: input.limit,
+      now: this.clock.now(),
+      idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
+    });
+  }
+}

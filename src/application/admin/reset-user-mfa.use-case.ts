@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+
+@Injectable()
+export class ResetUserMfaUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly mfaCredentials: MfaCredentialRepository,
+    private readonly sessions: SessionRepository,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Removes the user's TOTP secret, WebAuthn credentials and recovery codes and revokes every
+   * session, in one transaction (contract §7): the next login asks for the password only.
+   * @throws DomainError USER_NOT_FOUND | FORBIDDEN
+   */
+  async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {
+    const { actor, realmId } = input;
+    const user = await findTargetUser(this.users, realmId, input.userId);
+    assertMayManage(actor, user);
+    const now = this.clock.now();
+    const removed = user.mfaMethods;
+    await this.tx.run(async () => {
+      await this.mfaCredentials.deleteAllForUser(user.id);
+      const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin_mfa_reset');
+      await this.audit.record({
+        type: 'user.mfa_reset', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        details: { methods: removed, revokedSessions: revoked },
+      });
+    });
+    user.setMfaMethods([]);
+    return user;
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { Realm } from '../../domain/realm/realm';
+import { assertAcceptablePassword } from '../../domain/user/password-policy';
+import { AccountEmails } from '../auth/account-emails';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
+import { PasswordBlocklist } from '../ports/password-blocklist';
+import { PasswordHasher } from '../ports/password-hasher';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+
+export interface ResetUserPasswordInput {
+  actor: AdminActor;
+  realm: Realm;
+  userId: string;
+  password?: string;
+}
+
+@Injectable()
+export class ResetUserPasswordUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly sessions: SessionRepository,
+    private readonly oneTimeTokens: OneTimeTokenRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly blocklist: PasswordBlocklist,
+    private readonly accountEmails: AccountEmails,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * With a password: sets it (policy of §3.1) and voids pending reset links. Without: queues a
+   * password-reset email. Either way every session of the user is revoked (contract §7).
+   * @throws DomainError USER_NOT_FOUND | VALIDATION_FAILED | FORBIDDEN
+   */
+  async execute(input: ResetUserPasswordInput): Promise<{ method: 'set' | 'email' }> {
+    const { actor, realm } = input;
+    const user = await findTargetUser(this.users, realm.id, input.userId);
+    assertMayManage(actor, user);
+    let passwordHash: string | null = null;
+    if (input.password !== undefined) {
+      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), { email: user.email, contextWords: [realm.id, realm.name] });
+      passwordHash = await this.hasher.hash(input.password);
+    }
+    const method = passwordHash ? 'set' : 'email';
+    const now = this.clock.now();
+    await this.tx.run(async () => {
+      if (passwordHash) {
+        user.changePasswordHash(passwordHash, now);
+        await this.users.save(user);
+        await this.oneTimeTokens.voidUnused(user.id, 'password_reset', now);
+        await this.accountEmails.sendPasswordChanged(realm, user);
+      } else {
+        await this.accountEmails.sendPasswordReset(realm, user, now);
+      }
+      const revoked = await this.sessions.revokeAllForUser(realm.id, user.id, now, 'admin_password_reset');
+      await this.audit.record({
+        type: 'user.password_reset', realmId: realm.id, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        details: { method, revokedSessions: revoked },
+      });
+    });
+    return { method };
+  }
+}

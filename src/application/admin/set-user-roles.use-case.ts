@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { User } from '../../domain/user/user';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { AdminActor, assertMayGrant, findTargetUser } from './admin-actor';
+
+@Injectable()
+export class SetUserRolesUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Replaces the user's realm roles. Access tokens already issued keep their `roles` claim until
+   * they expire, but administrative access is checked against the stored roles on every request.
+   * @throws DomainError USER_NOT_FOUND | VALIDATION_FAILED | FORBIDDEN
+   */
+  async execute(input: { actor: AdminActor; realmId: string; userId: string; roles: string[] }): Promise<User> {
+    const { actor, realmId } = input;
+    const user = await findTargetUser(this.users, realmId, input.userId);
+    const before = user.roles;
+    assertMayGrant(actor, realmId, before, input.roles);
+    const now = this.clock.now();
+    user.setRoles(input.roles, now);
+    await this.tx.run(async () => {
+      await this.users.save(user);
+      await this.audit.record({
+        type: 'user.roles_changed', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        details: { before, after: user.roles },
+      });
+    });
+    return user;
+  }
+}
