@@ -1,6 +1,6 @@
 import speakeasy from 'speakeasy';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
-import { Device, fingerprintOf, from, MAC_CHROME, MAC_CHROME_DRIFTED, WINDOWS_FIREFOX } from '../support/devices';
+import { Device, fingerprintOf, from, ListedSession, MAC_CHROME, MAC_CHROME_DRIFTED, WINDOWS_FIREFOX } from '../support/devices';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -45,7 +45,7 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
     return t.dataSource.query(`SELECT session_id AS "sessionId", ip, details FROM audit_events WHERE user_id = $1 AND type = $2 ORDER BY at`, [
       userId,
       type,
-    ]) as Promise<{ sessionId: string | null; ip: string | null; details: Record<string, any> }[]>;
+    ]) as Promise<{ sessionId: string | null; ip: string | null; details: { score?: number; [key: string]: unknown } }[]>;
   }
 
   async function securityNotices(email: string) {
@@ -66,7 +66,7 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
   async function ownSessions(accessToken: string) {
     const res = await t.api().get('/api/v1/auth/sessions').set(...bearer(accessToken));
     expect(res.status).toBe(200);
-    return res.body.sessions as Record<string, any>[];
+    return res.body.sessions as ListedSession[];
   }
 
   /** MFA switched on behind the user's back, so that the session opened before it is a password session of an MFA user. */
@@ -148,7 +148,7 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
       ]);
       const row = await sessionRow(session.sid);
       expect(row).toMatchObject({ status: 'flagged', flagReason: 'fingerprint_mismatch', revokeReason: 'fingerprint_mismatch' });
-      expect(Number(row.flagScore)).toBeCloseTo(flagged.details.score, 6);
+      expect(Number(row.flagScore)).toBeCloseTo(Number(flagged.details.score), 6);
       expect(row.revokedAt).not.toBeNull();
 
       const notices = await securityNotices(user.email);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
-import { Device, fingerprintOf, from, MAC_CHROME, WINDOWS_FIREFOX } from '../support/devices';
+import { Device, fingerprintOf, from, ListedSession, MAC_CHROME, WINDOWS_FIREFOX } from '../support/devices';
 import { buildMmdb } from '../support/mmdb';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -47,7 +47,7 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
   async function listOwn(accessToken: string) {
     const res = await t.api().get('/api/v1/auth/sessions').set(...bearer(accessToken));
     expect(res.status).toBe(200);
-    return res.body.sessions as Record<string, any>[];
+    return res.body.sessions as ListedSession[];
   }
 
   async function revokedEvents(userId: string) {

@@ -80,3 +80,18 @@ export function fingerprintOf(device: Device): string | undefined {
 export function from(req: Test, device: Device): Test {
   return req.set('User-Agent', device.userAgent).set('Accept-Language', device.acceptLanguage).set('X-Forwarded-For', device.ip);
 }
+
+/** A session as GET /api/v1/auth/sessions lists it (contract §2, §3.7). */
+export interface ListedSession {
+  id: string;
+  userId: string;
+  device: { id: string; name: string; type: string; fingerprint: string | null };
+  ip: string;
+  location: { country: string | null; city: string | null };
+  status: 'active' | 'flagged';
+  flag: { reason: string; score: number; flaggedAt: string } | null;
+  createdAt: string;
+  lastActiveAt: string;
+  expiresAt: string;
+  current: boolean;
+}
