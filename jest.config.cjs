@@ -17,6 +17,8 @@ const common = {
   ],
 };
 module.exports = {
+  // A global option: Jest ignores it inside a project. e2e files boot an app per file.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
     {
@@ -28,7 +30,6 @@ module.exports = {
         '<rootDir>/test/contract/**/*.spec.ts',
         '<rootDir>/test/security/**/*.spec.ts',
       ],
-      testTimeout: 60000,
     },
   ],
 };
