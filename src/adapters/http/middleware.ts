@@ -42,6 +42,8 @@ const parseJson = express.json({ limit: BODY_LIMIT, type: ['application/json', '
  * contract's envelope. Body-less POSTs (e.g. `/users/:id/activate`) are fine.
  */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
+  const queryField = nulField(req.query);
+  if (queryField !== null) return send(res, DomainError.validation(queryField || 'query', 'must not contain NUL characters'));
   if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method) || !hasBody(req)) return next();
   if (!req.is(['application/json', 'application/*+json'])) {
     // Drain nothing: answer at once, and close so the unread body is not parsed as the next request.
@@ -53,6 +55,23 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
       if ((error as { type?: string }).type === 'entity.too.large') res.setHeader('Connection', 'close');
       return send(res, error);
     }
+    const field = nulField(req.body);
+    if (field !== null) return send(res, DomainError.validation(field || 'body', 'must not contain NUL characters'));
     next();
   });
+}
+
+/**
+ * The dotted path of the first string holding U+0000, or null. PostgreSQL text cannot store
+ * NUL, so such input is refused as invalid before it reaches a query.
+ */
+export function nulField(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const found = nulField(child, path ? `${path}.${key}` : key);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
