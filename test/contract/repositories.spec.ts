@@ -114,6 +114,30 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       expect((await repos.refreshTokens.rotatedAt('hash-1'))?.toISOString()).toBe(now.toISOString());
       expect(await repos.refreshTokens.findWithSession('unknown')).toBeNull();
     });
+
+    it('rotates a refresh token in one step: successor stored, session use recorded, only once', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      const session = aSession(user.id);
+      await repos.sessions.insert(session);
+      await repos.refreshTokens.insert('rot-1', session.id, now);
+      const later = new Date(now.getTime() + 60_000);
+      session.touch(later, '198.51.100.9', { country: 'DE', city: 'Berlin' });
+      const outcomes = await Promise.all([
+        repos.refreshTokens.rotate('rot-1', 'rot-2', session, later),
+        repos.refreshTokens.rotate('rot-1', 'rot-2b', session, later),
+      ]);
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      expect((await repos.refreshTokens.rotatedAt('rot-1'))?.toISOString()).toBe(later.toISOString());
+      const successor = await repos.refreshTokens.findWithSession(outcomes[0] ? 'rot-2' : 'rot-2b');
+      expect(successor?.token.rotatedAt).toBeNull();
+      const used = successor?.session.snapshot();
+      expect(used?.lastActiveAt.toISOString()).toBe(later.toISOString());
+      expect(used?.ip).toBe('198.51.100.9');
+      expect(used?.location).toEqual({ country: 'DE', city: 'Berlin' });
+      expect(await repos.refreshTokens.findWithSession(outcomes[0] ? 'rot-2b' : 'rot-2')).toBeNull();
+      expect(await repos.refreshTokens.rotate('unknown', 'rot-3', session, later)).toBe(false);
+    });
   });
 }
 

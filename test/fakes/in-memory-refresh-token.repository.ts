@@ -1,4 +1,5 @@
 import { RefreshTokenContext, RefreshTokenRecord, RefreshTokenRepository } from '../../src/application/ports/refresh-token.repository';
+import { Session } from '../../src/domain/session/session';
 import { InMemorySessionRepository } from './in-memory-session.repository';
 import { InMemoryUserRepository } from './in-memory-user.repository';
 
@@ -30,6 +31,13 @@ export class InMemoryRefreshTokenRepository extends RefreshTokenRepository {
     const token = this.rows.get(tokenHash);
     if (!token || token.rotatedAt) return false;
     token.rotatedAt = now;
+    return true;
+  }
+
+  async rotate(tokenHash: string, successorHash: string, session: Session, now: Date): Promise<boolean> {
+    if (!(await this.markRotated(tokenHash, now))) return false;
+    await this.insert(successorHash, session.id, now);
+    await this.sessions.save(session);
     return true;
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RefreshTokenContext, RefreshTokenRepository } from '../../application/ports/refresh-token.repository';
+import { Session } from '../../domain/session/session';
 import { RefreshTokenRecord } from './records/refresh-token.record';
 import { SessionRecord } from './records/session.record';
 import { SESSION_COLUMNS, toSession } from './session.mapper';
@@ -50,6 +51,25 @@ export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
       ),
     );
     return rows.length === 1;
+  }
+
+  async rotate(tokenHash: string, successorHash: string, session: Session, now: Date): Promise<boolean> {
+    // One statement, one round trip, atomic without a transaction: the row lock of the UPDATE
+    // makes concurrent rotations of one token queue, and only the first finds rotated_at NULL.
+    const { lastActiveAt, ip, location } = session.snapshot();
+    const rows: { rotated: number }[] = await this.tx.manager.query(
+      `WITH rotated AS (
+         UPDATE refresh_tokens SET rotated_at = $2 WHERE token_hash = $1 AND rotated_at IS NULL RETURNING session_id
+       ), successor AS (
+         INSERT INTO refresh_tokens (token_hash, session_id, created_at) SELECT $3, session_id, $2 FROM rotated RETURNING session_id
+       ), used AS (
+         UPDATE sessions SET last_active_at = $4, ip = $5, country = $6, city = $7
+         WHERE id IN (SELECT session_id FROM successor) RETURNING id
+       )
+       SELECT count(*)::int AS rotated FROM used`,
+      [tokenHash, now, successorHash, lastActiveAt, ip, location.country, location.city],
+    );
+    return Number(rows[0]?.rotated ?? 0) === 1;
   }
 
   async rotatedAt(tokenHash: string): Promise<Date | null> {

@@ -61,14 +61,11 @@ export class RefreshUseCase {
     let rotatedAt = token.rotatedAt;
     if (!rotatedAt) {
       const successor = await this.secureTokens.successorOf(refreshToken);
-      const won = await this.tx.run(async () => {
-        if (!(await this.refreshTokens.markRotated(token.tokenHash, now))) return false;
-        await this.refreshTokens.insert(this.secureTokens.hash(successor), session.id, now);
-        session.touch(now, client.ip, this.issuer.locate(client.ip));
-        await this.sessions.save(session);
-        return true;
-      });
-      if (won) return { tokens: await this.issuer.tokens(realm, user, session, successor, now) };
+      session.touch(now, client.ip, this.issuer.locate(client.ip));
+      // One atomic statement: rotation, successor and the session's use (refresh is a hot path).
+      if (await this.refreshTokens.rotate(token.tokenHash, this.secureTokens.hash(successor), session, now)) {
+        return { tokens: await this.issuer.tokens(realm, user, session, successor, now) };
+      }
       rotatedAt = (await this.refreshTokens.rotatedAt(token.tokenHash)) ?? now;
     }
 

@@ -22,6 +22,12 @@ export abstract class RefreshTokenRepository {
    * Marks a live token rotated. Atomic: of concurrent callers exactly one gets true.
    */
   abstract markRotated(tokenHash: string, now: Date): Promise<boolean>;
+  /**
+   * Rotates a live token in one atomic step: marks it rotated, stores `successorHash` for the same
+   * session and records the session's use (`session` already touched: last activity, IP,
+   * location). Of concurrent callers exactly one gets true; the others change nothing.
+   */
+  abstract rotate(tokenHash: string, successorHash: string, session: Session, now: Date): Promise<boolean>;
   /** The rotation time of a token, read after losing a rotation race. */
   abstract rotatedAt(tokenHash: string): Promise<Date | null>;
   /** Removes every refresh token of a session, so none issued before now works again (§3.6). */
