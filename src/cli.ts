@@ -1,0 +1,125 @@
+import 'reflect-metadata';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CreateAdminUseCase } from './application/admin/create-admin.use-case';
+import { CreateRealmUseCase } from './application/admin/create-realm.use-case';
+import { RotateSigningKeysUseCase } from './application/admin/rotate-signing-keys.use-case';
+import { SecureTokens } from './application/ports/secure-tokens';
+import { AppModule } from './app.module';
+import { ConfigError, loadConfig } from './config/load-config';
+import { DomainError } from './domain/errors';
+
+export const USAGE = `Usage: npm run cli -- <command>
+
+Commands:
+  create-realm <id> <name>              create a realm (id: ^[a-z0-9][a-z0-9-]{0,62}$)
+  create-admin <realm> <email> [--super]
+                                        create a realm-admin of <realm>, or with --super a
+                                        super-admin of master; an existing account is granted
+                                        the role. The password is ADMIN_PASSWORD, or generated
+                                        and printed once.
+  rotate-keys                           make a new signing key current; the JWKS keeps the
+                                        previous one until the tokens it signed expire
+`;
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** The password for create-admin; generated when absent. */
+  adminPassword?: string;
+}
+
+/**
+ * Runs one command against an application context of AppModule (no HTTP) and returns the exit
+ * code: 0 done, 1 refused (the message says why), 2 usage error.
+ */
+export async function runCli(argv: string[], app: INestApplicationContext, io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  const flags = rest.filter((arg) => arg.startsWith('--'));
+  const args = rest.filter((arg) => !arg.startsWith('--'));
+  const usage = (problem: string) => {
+    io.err(`${problem}\n\n${USAGE}`);
+    return 2;
+  };
+  try {
+    switch (command) {
+      case 'create-realm': {
+        if (args.length !== 2 || flags.length) return usage('create-realm takes <id> <name>');
+        const realm = await app.get(CreateRealmUseCase).execute({ id: args[0], name: args[1], actorId: null, ip: null });
+        io.out(`Created realm "${realm.id}" (${realm.name})`);
+        return 0;
+      }
+      case 'create-admin': {
+        const unknown = flags.filter((flag) => flag !== '--super');
+        if (args.length !== 2 || unknown.length) return usage('create-admin takes <realm> <email> [--super]');
+        const generated = io.adminPassword ? null : app.get(SecureTokens).generate();
+        const result = await app.get(CreateAdminUseCase).execute({
+          realmId: args[0],
+          email: args[1],
+          superAdmin: flags.includes('--super'),
+          password: io.adminPassword ?? (generated as string),
+        });
+        if (!result.created) {
+          io.out(`${result.user.email} already exists in realm "${result.user.realmId}": granted ${result.role}; password unchanged`);
+          return 0;
+        }
+        io.out(`Created ${result.role} ${result.user.email} in realm "${result.user.realmId}" (id ${result.user.id})`);
+        if (generated) io.out(`Generated password (shown once, store it now): ${generated}`);
+        return 0;
+      }
+      case 'rotate-keys': {
+        if (args.length || flags.length) return usage('rotate-keys takes no arguments');
+        const kid = await app.get(RotateSigningKeysUseCase).execute();
+        io.out(`New signing key ${kid} is current; the previous key stays in the JWKS`);
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+        io.out(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        return usage(`Unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof DomainError) {
+      io.err(`${error.code}: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  // Errors only: the command's own output is what the operator reads (and a generated password).
+  const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error'] });
+  let code: number;
+  try {
+    // The one input of this entry point that is not service configuration.
+    const adminPassword = process.env.ADMIN_PASSWORD || undefined;
+    code = await runCli(process.argv.slice(2), app, {
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+      adminPassword,
+    });
+  } finally {
+    await app.close();
+  }
+  process.exit(code);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}
