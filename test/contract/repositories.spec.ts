@@ -115,6 +115,22 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       expect(await repos.refreshTokens.findWithSession('unknown')).toBeNull();
     });
 
+    it('finds a user through a live session of theirs only', async () => {
+      const user = aUser();
+      const other = aUser();
+      await repos.users.insert(user);
+      await repos.users.insert(other);
+      const session = aSession(user.id);
+      await repos.sessions.insert(session);
+      expect((await repos.users.findWithLiveSession('default', user.id, session.id, now, 3600))?.email).toBe(user.email);
+      expect(await repos.users.findWithLiveSession('default', other.id, session.id, now, 3600)).toBeNull();
+      expect(await repos.users.findWithLiveSession('master', user.id, session.id, now, 3600)).toBeNull();
+      expect(await repos.users.findWithLiveSession('default', user.id, session.id, new Date(now.getTime() + 3601_000), 3600)).toBeNull();
+      expect(await repos.users.findWithLiveSession('default', user.id, 'not-a-uuid', now, 3600)).toBeNull();
+      await repos.sessions.revoke('default', session.id, now, 'logout');
+      expect(await repos.users.findWithLiveSession('default', user.id, session.id, now, 3600)).toBeNull();
+    });
+
     it('rotates a refresh token in one step: successor stored, session use recorded, only once', async () => {
       const user = aUser();
       await repos.users.insert(user);
@@ -144,6 +160,7 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
 contract('in-memory fakes', async () => {
   const users = new InMemoryUserRepository();
   const sessions = new InMemorySessionRepository();
+  users.sessions = sessions;
   return { repos: { users, sessions, refreshTokens: new InMemoryRefreshTokenRepository(sessions, users) }, teardown: async () => undefined };
 });
 

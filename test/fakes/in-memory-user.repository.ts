@@ -1,3 +1,4 @@
+import { SessionRepository } from '../../src/application/ports/session.repository';
 import { FailedLoginOutcome, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
 import { DomainError } from '../../src/domain/errors';
 import { LockoutPolicy, User } from '../../src/domain/user/user';
@@ -13,6 +14,15 @@ export class InMemoryUserRepository extends UserRepository {
   async findById(realmId: string, id: string): Promise<User | null> {
     const user = this.rows.get(id);
     return user && user.realmId === realmId ? User.restore(user.snapshot()) : null;
+  }
+
+  /** The fakes share no database: sessions consulted by findWithLiveSession, when wired. */
+  sessions?: SessionRepository;
+
+  async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idle: number): Promise<User | null> {
+    const session = await this.sessions?.findById(realmId, sessionId);
+    if (!session || session.userId !== userId || !session.isLive(now, idle)) return null;
+    return this.findById(realmId, userId);
   }
 
   async findByEmail(realmId: string, email: string): Promise<User | null> {

@@ -8,6 +8,10 @@ export const SESSION_COLUMNS = `
   s.flagged_at AS "flaggedAt", s.created_at AS "createdAt", s.last_active_at AS "lastActiveAt",
   s.expires_at AS "expiresAt", s.revoked_at AS "revokedAt", s.revoke_reason AS "revokeReason"`;
 
+/** SQL for "neither revoked nor expired" at $now with the idle timeout in seconds at $idle. */
+export const LIVE = (now: string, idle: string) =>
+  `s.revoked_at IS NULL AND s.expires_at > ${now} AND s.last_active_at > ${now}::timestamptz - make_interval(secs => ${idle})`;
+
 export function toSession(record: SessionRecord): Session {
   return Session.restore({
     id: record.id,

@@ -2,13 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { SessionQuery, SessionRepository } from '../../application/ports/session.repository';
 import { Session } from '../../domain/session/session';
 import { SessionRecord } from './records/session.record';
-import { SESSION_COLUMNS, toSession, toSessionRecord } from './session.mapper';
+import { LIVE, SESSION_COLUMNS, toSession, toSessionRecord } from './session.mapper';
 import { TypeOrmTransaction } from './typeorm-transaction';
 import { isUuid, unwrapRows } from './typeorm-user.repository';
-
-/** SQL for "neither revoked nor expired" at $now with the idle timeout in seconds at $idle. */
-const LIVE = (now: string, idle: string) =>
-  `s.revoked_at IS NULL AND s.expires_at > ${now} AND s.last_active_at > ${now}::timestamptz - make_interval(secs => ${idle})`;
 
 @Injectable()
 export class TypeOrmSessionRepository implements SessionRepository {

@@ -5,6 +5,7 @@ import { LockoutPolicy, User } from '../../domain/user/user';
 import { sqlState, UNIQUE_VIOLATION } from './database-errors';
 import { UserRecord } from './records/user.record';
 import { TypeOrmTransaction } from './typeorm-transaction';
+import { LIVE } from './session.mapper';
 import { toUser, toUserRecord, USER_COLUMNS, UserRow } from './user.mapper';
 
 // Each order is an index read forwards or backwards (migration 1764121000000): the tie-breaker
@@ -27,6 +28,16 @@ export class TypeOrmUserRepository implements UserRepository {
     const rows: UserRow[] = await this.tx.manager.query(
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.id = $2`,
       [realmId, id],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idleTimeoutSeconds: number): Promise<User | null> {
+    if (!isUuid(userId) || !isUuid(sessionId)) return null;
+    const rows: UserRow[] = await this.tx.manager.query(
+      `SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id
+       WHERE s.id = $1 AND s.realm_id = $2 AND s.user_id = $3 AND ${LIVE('$4', '$5')}`,
+      [sessionId, realmId, userId, now, idleTimeoutSeconds],
     );
     return rows[0] ? toUser(rows[0]) : null;
   }

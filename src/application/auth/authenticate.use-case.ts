@@ -3,16 +3,17 @@ import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { AccessTokens, VerifiedAccessToken } from '../ports/access-tokens';
 import { Clock } from '../ports/clock';
-import { SessionRepository } from '../ports/session.repository';
+import { User } from '../../domain/user/user';
+import { UserRepository } from '../ports/user.repository';
 
-/** The authenticated caller behind a bearer token. */
-export type Principal = VerifiedAccessToken;
+/** The authenticated caller behind a bearer token, with the user read alongside the session check. */
+export type Principal = VerifiedAccessToken & { readonly user: User };
 
 @Injectable()
 export class AuthenticateUseCase {
   constructor(
     private readonly accessTokens: AccessTokens,
-    private readonly sessions: SessionRepository,
+    private readonly users: UserRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -25,9 +26,10 @@ export class AuthenticateUseCase {
   async execute(token: string): Promise<Principal> {
     const now = this.clock.now();
     const claims = await this.accessTokens.verify(token, now);
-    if (!(await this.sessions.isLive(claims.realm, claims.sid, now, this.config.sessionIdleTimeoutSeconds))) {
-      throw new DomainError('INVALID_TOKEN', 'The session of this access token has ended');
-    }
-    return claims;
+    // Session liveness and the user in one round trip: this runs on every authenticated request.
+    const user = await this.users.findWithLiveSession(claims.realm, claims.sub, claims.sid, now, this.config.sessionIdleTimeoutSeconds);
+    if (!user) throw new DomainError('INVALID_TOKEN', 'The session of this access token has ended');
+    // Not enumerable: a principal that ends up in a log line or a spread never carries the user's state.
+    return Object.defineProperty({ ...claims }, 'user', { value: user, enumerable: false }) as Principal;
   }
 }

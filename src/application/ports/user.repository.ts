@@ -21,6 +21,12 @@ export interface UserQuery {
 
 export abstract class UserRepository {
   abstract findById(realmId: string, id: string): Promise<User | null>;
+  /**
+   * The user, provided `sessionId` is one of their sessions and live at `now` (neither revoked,
+   * expired, nor idle longer than `idleTimeoutSeconds`); null otherwise. One round trip: it runs
+   * for every request that carries an access token.
+   */
+  abstract findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idleTimeoutSeconds: number): Promise<User | null>;
   /** @param email already normalised */
   abstract findByEmail(realmId: string, email: string): Promise<User | null>;
   /** @throws DomainError EMAIL_ALREADY_REGISTERED on a duplicate (realm, email) */

@@ -78,7 +78,7 @@ export class AuthController {
   @ApiBearerAuth()
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
-    const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub });
+    const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub, loaded: principal.user });
     return { user: present.user(user, this.clock.now()) };
   }
 }
