@@ -139,9 +139,13 @@ export class TypeOrmUserRepository implements UserRepository {
     const total = Number(counted[0].total);
     if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
     params.push(query.limit, (query.page - 1) * query.limit);
+    // The page is picked in a subquery so the per-user MFA lookups of USER_COLUMNS run for its
+    // rows only, as index probes (the planner would otherwise hash both credential tables).
     const rows: UserRow[] = await this.tx.manager.query(
-      `SELECT ${USER_COLUMNS} FROM users u WHERE ${whereSql}
-       ORDER BY ${SORT_SQL[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      `SELECT ${USER_COLUMNS} FROM (
+         SELECT * FROM users u WHERE ${whereSql}
+         ORDER BY ${SORT_SQL[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
+       ) u ORDER BY ${SORT_SQL[query.sort]}`,
       params,
     );
     return { users: rows.map(toUser), total };
