@@ -296,6 +296,8 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       ['two steps back', -60, 401],
     ])('window ±1 step: a code of %s → %s', async (_what, offset, status) => {
       const user = await userWithTotp(t);
+      // Two steps past the confirming code, so the previous step has never been used.
+      nextStep(t);
       const token = await mfaToken(t, user.email);
       const res = await verify(t, { mfaToken: token, type: 'totp', code: code(t, user.secret, offset) });
       expect(res.status).toBe(status);

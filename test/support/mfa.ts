@@ -22,8 +22,8 @@ export function midStep(t: TestApp): void {
 
 /** Moves the app's clock to the middle of the next step (a fresh TOTP code). */
 export function nextStep(t: TestApp): void {
-  midStep(t);
-  t.clock.advance(30);
+  const now = t.clock.now().getTime();
+  t.clock.advance((Math.floor(now / 30_000) * 30_000 + 45_000 - now) / 1000);
 }
 
 export function code(t: TestApp, secret: string, offsetSeconds = 0): string {
