@@ -78,6 +78,12 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       expectError(await req, 401, 'INVALID_TOKEN');
     });
 
+    it('an expired access token → 401 TOKEN_EXPIRED', async () => {
+      const { accessToken } = await signedInUser(t);
+      t.clock.advance(901);
+      expectError(await t.api().get(MFA).set(...bearer(accessToken)), 401, 'TOKEN_EXPIRED');
+    });
+
     it('refuses an mfaToken used as a bearer token', async () => {
       const user = await userWithTotp(t);
       const token = await mfaToken(t, user.email);
@@ -668,6 +674,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       expectError(await del(user.credentialId, 'wrong password 99'), 401, 'INVALID_CREDENTIALS');
       expectError(await del(other.credentialId, PASSWORD), 404, 'NOT_FOUND');
       expectError(await del('unknown-id', PASSWORD), 404, 'NOT_FOUND');
+      expectError(await t.api().delete(`${MFA}/webauthn/${user.credentialId}`).set(...bearer(user.accessToken)).send({}), 400, 'VALIDATION_FAILED');
 
       const res = await del(extra.authenticator.id, PASSWORD);
       expect(res.status).toBe(200);
@@ -744,5 +751,30 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       await userWithTotp(t);
       expect((await login(t, plain.email)).body.requiresMfa).toBe(false);
     });
+  });
+});
+
+describe('POST /mfa/verify rate limit (contract §8: 5 per minute per user)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_MFA_VERIFY: '5/60' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('guessing is limited per user across fresh mfaTokens: the 6th attempt → 429 RATE_LIMITED with Retry-After; other users are unaffected', async () => {
+    const user = await userWithTotp(t);
+    const other = await userWithTotp(t);
+    const right = code(t, user.secret);
+    const wrong = right === '000000' ? '000001' : '000000';
+    for (let i = 0; i < 5; i += 1) {
+      // A new password login each time: the limit follows the user, not the token.
+      expectError(await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: wrong }), 401, 'INVALID_MFA_CODE');
+    }
+    const limited = await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: right });
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await verify(t, { mfaToken: await mfaToken(t, other.email), type: 'totp', code: code(t, other.secret) })).status).toBe(200);
   });
 });
