@@ -55,9 +55,15 @@ const QUERIES = [
   { name: 'status=locked, -lastLoginAt', query: { status: 'locked', sort: '-lastLoginAt' } },
   { name: 'emailVerified=false, createdAt', query: { emailVerified: false, sort: 'createdAt' } },
   { name: 'search=garcia, -createdAt', query: { search: 'garcia', sort: '-createdAt' } },
-  { name: 'search=garcia + status=active, -createdAt, limit 50', query: { search: 'garcia', status: 'active', sort: '-createdAt', limit: 50 } },
+  {
+    name: 'search=garcia + status=active, -createdAt, limit 50',
+    query: { search: 'garcia', status: 'active', sort: '-createdAt', limit: 50 },
+  },
   { name: 'search=olivia.smith, email', query: { search: 'olivia.smith', sort: 'email' } },
-  { name: 'search=example.org + emailVerified=true, -lastLoginAt', query: { search: 'example.org', emailVerified: true, sort: '-lastLoginAt' } },
+  {
+    name: 'search=example.org + emailVerified=true, -lastLoginAt',
+    query: { search: 'example.org', emailVerified: true, sort: '-lastLoginAt' },
+  },
   { name: 'search="Mia Lee" (name), lastLoginAt', query: { search: 'Mia Lee', sort: 'lastLoginAt' } },
   { name: 'search=zz (no match), -createdAt', query: { search: 'zzqx', sort: '-createdAt' } },
   { name: 'page 10 of 100, -email', query: { sort: '-email', page: 10, limit: 100 } },
@@ -78,18 +84,27 @@ async function main() {
     const db = await database.open();
     try {
       const started = Date.now();
-      await db.query(`INSERT INTO realms (id, name, created_at) VALUES ($1, 'Users benchmark', now()), ('bench-other', 'Other', now())`, [REALM]);
-      await seedUsers(db, { realm: REALM, prefix: 'u', count: USERS, passwordHash: '$2b$12$benchbenchbenchbenchbeOx2Yk3o9J7cQk7w0y8W6q9T0f8N2lG' });
+      await db.query(`INSERT INTO realms (id, name, created_at) VALUES ($1, 'Users benchmark', now()), ('bench-other', 'Other', now())`, [
+        REALM,
+      ]);
+      await seedUsers(db, {
+        realm: REALM,
+        prefix: 'u',
+        count: USERS,
+        passwordHash: '$2b$12$benchbenchbenchbenchbeOx2Yk3o9J7cQk7w0y8W6q9T0f8N2lG',
+      });
       // Another realm of a tenth the size, so the realm condition has something to exclude.
       await seedUsers(db, { realm: 'bench-other', prefix: 'd', count: Math.round(USERS / 10), passwordHash: 'x' });
       // MFA rows feed the EXISTS columns of every listed user: 1 in 10 with TOTP, 1 in 25 with a security key.
       await db.query(
         `INSERT INTO totp_credentials (user_id, secret_encrypted, confirmed_at, created_at)
-         SELECT id, 'bench', now(), now() FROM users WHERE realm_id = $1 AND abs(hashtext(id::text)) % 10 = 0`, [REALM],
+         SELECT id, 'bench', now(), now() FROM users WHERE realm_id = $1 AND abs(hashtext(id::text)) % 10 = 0`,
+        [REALM],
       );
       await db.query(
         `INSERT INTO webauthn_credentials (id, user_id, name, public_key, created_at)
-         SELECT 'cred-' || id, id, 'Key', '\\x00'::bytea, now() FROM users WHERE realm_id = $1 AND abs(hashtext(id::text)) % 25 = 1`, [REALM],
+         SELECT 'cred-' || id, id, 'Key', '\\x00'::bytea, now() FROM users WHERE realm_id = $1 AND abs(hashtext(id::text)) % 25 = 1`,
+        [REALM],
       );
       // What autovacuum does on a live server: statistics for the planner, visibility map for index-only counts.
       await db.query('VACUUM ANALYZE users');
@@ -149,7 +164,10 @@ async function main() {
       `Users list on ${USERS} users (realm ${REALM}), ${ITERATIONS} calls per query after ${WARMUP} warm-up, UserRepository.list = count + page, client on loopback`,
       '',
       `${pad('query', 58)} ${pad('total', 7)} ${pad('rows', 5)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} max ms`,
-      ...results.map((r) => `${pad(r.name, 58)} ${pad(r.total, 7)} ${pad(r.listed, 5)} ${pad(r.p50.toFixed(2), 8)} ${pad(r.p99.toFixed(2), 8)} ${r.max.toFixed(2)}`),
+      ...results.map(
+        (r) =>
+          `${pad(r.name, 58)} ${pad(r.total, 7)} ${pad(r.listed, 5)} ${pad(r.p50.toFixed(2), 8)} ${pad(r.p99.toFixed(2), 8)} ${r.max.toFixed(2)}`,
+      ),
     ];
     console.log(lines.join('\n'));
     if (EXPLAIN) {

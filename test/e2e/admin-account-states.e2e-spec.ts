@@ -17,7 +17,8 @@ async function failLogins(t: TestApp, email: string, n: number) {
 
 async function userRow(t: TestApp, id: string) {
   const rows: { status: string; failed_login_count: number; locked_until: Date | null }[] = await t.dataSource.query(
-    `SELECT status, failed_login_count, locked_until FROM users WHERE id = $1`, [id],
+    `SELECT status, failed_login_count, locked_until FROM users WHERE id = $1`,
+    [id],
   );
   return rows[0];
 }
@@ -84,7 +85,10 @@ describe('lockout with the defaults: 10 wrong passwords, 900 seconds (contract Â
     expect(await userRow(t, user.id)).toMatchObject({ status: 'locked', failed_login_count: 10 });
     const failed = await storedEvents(t, 'default', { userId: user.id, type: 'login.failed' });
     expect(failed).toHaveLength(20);
-    const counted = failed.map((e) => e.details.failures).filter((f) => f !== null).sort((a, b) => Number(a) - Number(b));
+    const counted = failed
+      .map((e) => e.details.failures)
+      .filter((f) => f !== null)
+      .sort((a, b) => Number(a) - Number(b));
     // Each failure got its own number from the single UPDATE â€¦ RETURNING: no two saw the same count.
     expect(counted).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.locked' })).toHaveLength(1);
@@ -124,7 +128,9 @@ describe('lockout until unlocked: LOCKOUT_MAX_FAILURES=3, LOCKOUT_DURATION_SECON
     // The counter restarted: two more failures do not lock.
     await failLogins(t, user.email, 2);
     expect((await login(t, user.email, PASSWORD)).status).toBe(200);
-    expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.unlocked' })).toEqual([expect.objectContaining({ actor_id: admin.id })]);
+    expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.unlocked' })).toEqual([
+      expect.objectContaining({ actor_id: admin.id }),
+    ]);
   });
 
   it('keeps a suspended user out: login 403 ACCOUNT_SUSPENDED, refresh and access tokens refused; activate lets it back in', async () => {
@@ -136,14 +142,27 @@ describe('lockout until unlocked: LOCKOUT_MAX_FAILURES=3, LOCKOUT_DURATION_SECON
     expect(errorOf(await login(t, user.email, PASSWORD))).toEqual([403, 'ACCOUNT_SUSPENDED']);
     expect(errorOf(await login(t, user.email, WRONG))).toEqual([401, 'INVALID_CREDENTIALS']);
     for (const res of [first, second]) {
-      expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: res.body.tokens.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(res.body.tokens.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
+      expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: res.body.tokens.refreshToken }))).toEqual([
+        401,
+        'INVALID_TOKEN',
+      ]);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(res.body.tokens.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
     }
     // A suspended account's wrong passwords do not count towards a lock.
     expect((await userRow(t, user.id)).failed_login_count).toBe(0);
     expect((await api.post(`/users/${user.id}/activate`)).status).toBe(200);
     expect((await login(t, user.email, PASSWORD)).status).toBe(200);
     // The old tokens stay dead after reactivation.
-    expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: first.body.tokens.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
+    expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: first.body.tokens.refreshToken }))).toEqual([
+      401,
+      'INVALID_TOKEN',
+    ]);
   });
 });

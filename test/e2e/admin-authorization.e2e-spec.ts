@@ -14,7 +14,9 @@ interface Route {
 
 /** Every route the HTTP server has registered under /v1/admin, read from the Express router. */
 function adminRoutes(t: TestApp): Route[] {
-  const express = t.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  const express = t.app.getHttpAdapter().getInstance() as {
+    router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  };
   const routes: Route[] = [];
   for (const layer of express.router.stack) {
     if (!layer.route || !layer.route.path.startsWith('/v1/admin')) continue;
@@ -59,11 +61,13 @@ describe('admin authorization (contract §7): every admin route × every kind of
     plainUser = await signedInUser(t);
     const claims = decode(root.accessToken);
     // A genuine super-admin token of a live session, signed by our key, whose exp has passed.
-    expiredToken = await t.app.get(AccessTokens).issue(
-      { sub: root.id, realm: 'master', sid: claims.sid as string, roles: ['super-admin'], amr: ['pwd'] },
-      new Date(Date.now() - 3600_000),
-      900,
-    );
+    expiredToken = await t.app
+      .get(AccessTokens)
+      .issue(
+        { sub: root.id, realm: 'master', sid: claims.sid as string, roles: ['super-admin'], amr: ['pwd'] },
+        new Date(Date.now() - 3600_000),
+        900,
+      );
     routes = adminRoutes(t);
   });
   afterAll(async () => {
@@ -98,17 +102,44 @@ describe('admin authorization (contract §7): every admin route × every kind of
   type Expectation = { status: number; code: string } | 'admitted';
   const callers: [string, () => Record<string, string>, (route: Route) => Expectation][] = [
     ['no token', () => ({ 'X-Realm-Id': 'default' }), () => ({ status: 401, code: 'INVALID_TOKEN' })],
-    ['a malformed token', () => ({ 'X-Realm-Id': 'default', Authorization: 'Bearer not.a.jwt' }), () => ({ status: 401, code: 'INVALID_TOKEN' })],
-    ['a super-admin token with a forged signature', () => {
-      const [h, p] = root.accessToken.split('.');
-      return { 'X-Realm-Id': 'default', Authorization: `Bearer ${h}.${p}.${Buffer.from('forged').toString('base64url')}` };
-    }, () => ({ status: 401, code: 'INVALID_TOKEN' })],
-    ['an expired super-admin token', () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${expiredToken}` }), () => ({ status: 401, code: 'TOKEN_EXPIRED' })],
-    ['a plain user of the realm', () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${plainUser.accessToken}` }), () => ({ status: 403, code: 'FORBIDDEN' })],
-    ['a realm-admin of another realm', () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${otherAdmin.accessToken}` }), () => ({ status: 403, code: 'FORBIDDEN' })],
-    ['a realm-admin (not super-admin) of master', () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${masterAdmin.accessToken}` }), () => ({ status: 403, code: 'FORBIDDEN' })],
-    ['a realm-admin of the realm', () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${defaultAdmin.accessToken}` }),
-      (route) => (SUPER_ONLY(route) ? { status: 403, code: 'FORBIDDEN' } : 'admitted')],
+    [
+      'a malformed token',
+      () => ({ 'X-Realm-Id': 'default', Authorization: 'Bearer not.a.jwt' }),
+      () => ({ status: 401, code: 'INVALID_TOKEN' }),
+    ],
+    [
+      'a super-admin token with a forged signature',
+      () => {
+        const [h, p] = root.accessToken.split('.');
+        return { 'X-Realm-Id': 'default', Authorization: `Bearer ${h}.${p}.${Buffer.from('forged').toString('base64url')}` };
+      },
+      () => ({ status: 401, code: 'INVALID_TOKEN' }),
+    ],
+    [
+      'an expired super-admin token',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${expiredToken}` }),
+      () => ({ status: 401, code: 'TOKEN_EXPIRED' }),
+    ],
+    [
+      'a plain user of the realm',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${plainUser.accessToken}` }),
+      () => ({ status: 403, code: 'FORBIDDEN' }),
+    ],
+    [
+      'a realm-admin of another realm',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${otherAdmin.accessToken}` }),
+      () => ({ status: 403, code: 'FORBIDDEN' }),
+    ],
+    [
+      'a realm-admin (not super-admin) of master',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${masterAdmin.accessToken}` }),
+      () => ({ status: 403, code: 'FORBIDDEN' }),
+    ],
+    [
+      'a realm-admin of the realm',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${defaultAdmin.accessToken}` }),
+      (route) => (SUPER_ONLY(route) ? { status: 403, code: 'FORBIDDEN' } : 'admitted'),
+    ],
     ['the super-admin', () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${root.accessToken}` }), () => 'admitted'],
   ];
 
@@ -128,7 +159,7 @@ describe('admin authorization (contract §7): every admin route × every kind of
     expect(mismatches).toEqual([]);
   });
 
-  it('lets a realm-admin in only with X-Realm-Id of its own realm, and never another realm\'s token into this one', async () => {
+  it("lets a realm-admin in only with X-Realm-Id of its own realm, and never another realm's token into this one", async () => {
     expect((await adminApi(t, otherAdmin.accessToken, 'other').get('/users')).status).toBe(200);
     const res = await adminApi(t, otherAdmin.accessToken, 'master').get('/users');
     expect(res.status).toBe(403);
@@ -142,14 +173,17 @@ describe('admin authorization (contract §7): every admin route × every kind of
     ['10 kB long', 'a'.repeat(10_000), 400, 'VALIDATION_FAILED'],
     ['unknown', 'no-such-realm', 404, 'REALM_NOT_FOUND'],
   ])('answers an X-Realm-Id that is %s with the contract error', async (_what, header, status, code) => {
-    let req = t.api().get('/v1/admin/users').set(...bearer(root.accessToken));
+    let req = t
+      .api()
+      .get('/v1/admin/users')
+      .set(...bearer(root.accessToken));
     if (header !== undefined) req = req.set('X-Realm-Id', header);
     const res = await req;
     expect(res.status).toBe(status);
     expect(res.body.error.code).toBe(code);
   });
 
-  it('records a super-admin\'s action in the administered realm, naming the super-admin as actor', async () => {
+  it("records a super-admin's action in the administered realm, naming the super-admin as actor", async () => {
     const member = await createUser(t, root.accessToken, 'other');
     const res = await adminApi(t, root.accessToken, 'other').post(`/users/${member.id}/suspend`).send({ reason: 'audit check' });
     expect(res.status).toBe(200);
@@ -180,7 +214,9 @@ describe('admin authorization (contract §7): every admin route × every kind of
   describe('super-admin accounts are managed only by a super-admin', () => {
     it('refuses a realm-admin of master who grants super-admin, to anyone or itself', async () => {
       const api = adminApi(t, masterAdmin.accessToken, 'master');
-      const created = await api.post('/users').send({ email: 'climber@example.com', name: 'Climber', password: 'another fine passphrase', roles: ['super-admin'] });
+      const created = await api
+        .post('/users')
+        .send({ email: 'climber@example.com', name: 'Climber', password: 'another fine passphrase', roles: ['super-admin'] });
       expect(created.status).toBe(403);
       expect(created.body.error.code).toBe('FORBIDDEN');
       const self = await api.put(`/users/${masterAdmin.id}/roles`).send({ roles: ['realm-admin', 'super-admin'] });
@@ -201,7 +237,9 @@ describe('admin authorization (contract §7): every admin route × every kind of
     });
 
     it('refuses super-admin as a role outside master with 400', async () => {
-      const res = await adminApi(t, root.accessToken, 'default').post('/users').send({ email: 'x-super@example.com', name: 'X', password: 'another fine passphrase', roles: ['super-admin'] });
+      const res = await adminApi(t, root.accessToken, 'default')
+        .post('/users')
+        .send({ email: 'x-super@example.com', name: 'X', password: 'another fine passphrase', roles: ['super-admin'] });
       expect(res.status).toBe(400);
       expect(res.body.error.details).toEqual([expect.objectContaining({ field: 'roles' })]);
     });
@@ -227,11 +265,13 @@ describe('ADMIN_REQUIRE_MFA=true (contract §7)', () => {
   it.each([['otp'], ['hwk']])('admits the same admin with amr ["pwd","%s"]', async (factor) => {
     const root = await superAdmin(t);
     const claims = decode(root.accessToken);
-    const token = await t.app.get(AccessTokens).issue(
-      { sub: root.id, realm: 'master', sid: claims.sid as string, roles: ['super-admin'], amr: ['pwd', factor] },
-      t.clock.now(),
-      900,
-    );
+    const token = await t.app
+      .get(AccessTokens)
+      .issue(
+        { sub: root.id, realm: 'master', sid: claims.sid as string, roles: ['super-admin'], amr: ['pwd', factor] },
+        t.clock.now(),
+        900,
+      );
     const res = await adminApi(t, token, 'master').get('/users');
     expect(res.status).toBe(200);
   });

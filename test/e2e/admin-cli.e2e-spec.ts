@@ -60,7 +60,11 @@ describe('CLI: npm run cli -- <command> (contract §10)', () => {
       const token = signIn.body.tokens.accessToken;
       expect((await adminApi(t, token, 'acme').get('/users')).status).toBe(200);
       expect((await adminApi(t, token, 'default').get('/users')).status).toBe(403);
-      const me = await t.api().get('/api/v1/auth/me').set('X-Realm-Id', 'acme').set(...bearer(token));
+      const me = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set('X-Realm-Id', 'acme')
+        .set(...bearer(token));
       expect(me.body.user).toMatchObject({ emailVerified: true, roles: ['realm-admin'] });
     });
 
@@ -71,7 +75,9 @@ describe('CLI: npm run cli -- <command> (contract §10)', () => {
       expect(match).not.toBeNull();
       const password = match![1];
       expect((await login(t, 'generated-admin@example.com', password)).status).toBe(200);
-      const rows: { password_hash: string }[] = await t.dataSource.query(`SELECT password_hash FROM users WHERE email = 'generated-admin@example.com'`);
+      const rows: { password_hash: string }[] = await t.dataSource.query(
+        `SELECT password_hash FROM users WHERE email = 'generated-admin@example.com'`,
+      );
       expect(rows[0].password_hash).toMatch(/^\$2[aby]\$/);
       expect(rows[0].password_hash).not.toContain(password);
     });
@@ -88,7 +94,11 @@ describe('CLI: npm run cli -- <command> (contract §10)', () => {
     it('grants the role to an existing account and leaves its password alone', async () => {
       const user = await register(t);
       const res = await cli(t, ['create-admin', 'default', user.email], 'some other passphrase');
-      expect(res).toEqual({ code: 0, out: `${user.email} already exists in realm "default": granted realm-admin; password unchanged`, err: '' });
+      expect(res).toEqual({
+        code: 0,
+        out: `${user.email} already exists in realm "default": granted realm-admin; password unchanged`,
+        err: '',
+      });
       expect(errorStatus(await login(t, user.email, 'some other passphrase'))).toBe(401);
       const token = (await login(t, user.email, PASSWORD)).body.tokens.accessToken;
       expect((await adminApi(t, token, 'default').get('/users')).status).toBe(200);
@@ -98,7 +108,13 @@ describe('CLI: npm run cli -- <command> (contract §10)', () => {
     });
 
     it.each([
-      ['--super outside master', ['create-admin', 'default', 'x1@example.com', '--super'], 'a fine passphrase here', 1, /VALIDATION_FAILED.*master/],
+      [
+        '--super outside master',
+        ['create-admin', 'default', 'x1@example.com', '--super'],
+        'a fine passphrase here',
+        1,
+        /VALIDATION_FAILED.*master/,
+      ],
       ['an unknown realm', ['create-admin', 'nowhere', 'x2@example.com'], 'a fine passphrase here', 1, /REALM_NOT_FOUND/],
       ['a malformed email', ['create-admin', 'default', 'not-an-email'], 'a fine passphrase here', 1, /VALIDATION_FAILED/],
       ['a common ADMIN_PASSWORD', ['create-admin', 'default', 'x3@example.com'], 'password1234', 1, /VALIDATION_FAILED/],

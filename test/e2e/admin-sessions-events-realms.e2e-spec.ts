@@ -29,7 +29,7 @@ describe('admin sessions, events and realms (contract §7)', () => {
   });
 
   describe('GET /sessions', () => {
-    it('lists the realm\'s live sessions newest first with the Session resource and pagination', async () => {
+    it("lists the realm's live sessions newest first with the Session resource and pagination", async () => {
       const user = await signedInUser(t);
       const res = await api.get(`/sessions?userId=${user.id}`);
       expect(res.status).toBe(200);
@@ -37,7 +37,10 @@ describe('admin sessions, events and realms (contract §7)', () => {
       const [session] = res.body.sessions;
       expect(Object.keys(session).sort()).toEqual(SESSION_KEYS);
       expect(session).toMatchObject({
-        userId: user.id, ip: expect.any(String), status: 'active', flag: null,
+        userId: user.id,
+        ip: expect.any(String),
+        status: 'active',
+        flag: null,
         device: { id: expect.any(String), name: expect.any(String), type: expect.any(String), fingerprint: null },
         location: { country: null, city: null },
       });
@@ -61,7 +64,10 @@ describe('admin sessions, events and realms (contract §7)', () => {
       expect(page2.body.sessions).toHaveLength(1);
       const ids = [...page1.body.sessions, ...page2.body.sessions].map((s: { id: string }) => s.id);
       expect(new Set(ids).size).toBe(3);
-      expect((await api.get(`/sessions?userId=${user.id}&status=flagged`)).body).toEqual({ sessions: [], pagination: { total: 0, page: 1, limit: 20 } });
+      expect((await api.get(`/sessions?userId=${user.id}&status=flagged`)).body).toEqual({
+        sessions: [],
+        pagination: { total: 0, page: 1, limit: 20 },
+      });
       expect((await api.get(`/sessions?userId=${user.id}&status=active`)).body.pagination.total).toBe(3);
       // Logging out one ends it: it leaves the list.
       await t.api().post('/api/v1/auth/logout').send({ refreshToken: third.body.tokens.refreshToken });
@@ -82,13 +88,16 @@ describe('admin sessions, events and realms (contract §7)', () => {
       expect(res.body.sessions).toEqual([]);
     });
 
-    it.each([['page=0'], ['limit=101'], ['status=revoked'], ['userId=' + 'x'.repeat(65)], ['sort=createdAt']])('refuses %s with 400', async (query) => {
-      expect(errorOf(await api.get(`/sessions?${query}`))).toEqual([400, 'VALIDATION_FAILED']);
-    });
+    it.each([['page=0'], ['limit=101'], ['status=revoked'], ['userId=' + 'x'.repeat(65)], ['sort=createdAt']])(
+      'refuses %s with 400',
+      async (query) => {
+        expect(errorOf(await api.get(`/sessions?${query}`))).toEqual([400, 'VALIDATION_FAILED']);
+      },
+    );
   });
 
   describe('DELETE /sessions/:id', () => {
-    it('revokes one session: its refresh and access tokens stop working, the user\'s others keep working', async () => {
+    it("revokes one session: its refresh and access tokens stop working, the user's others keep working", async () => {
       const user = await signedInUser(t);
       const other = await login(t, user.email);
       const sid = JSON.parse(Buffer.from(user.accessToken.split('.')[1], 'base64url').toString()).sid as string;
@@ -96,8 +105,22 @@ describe('admin sessions, events and realms (contract §7)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true });
       expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
-      expect((await t.api().get('/api/v1/auth/me').set(...bearer(other.body.tokens.accessToken))).status).toBe(200);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(user.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
+      expect(
+        (
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(other.body.tokens.accessToken))
+        ).status,
+      ).toBe(200);
       expect(await storedEvents(t, 'default', { userId: user.id, type: 'session.revoked' })).toEqual([
         expect.objectContaining({ actor_id: admin.id, session_id: sid, details: { by: 'admin' } }),
       ]);
@@ -120,7 +143,15 @@ describe('admin sessions, events and realms (contract §7)', () => {
       const stranger = await createUser(t, root.accessToken, 'master');
       const strangerSid = JSON.parse(Buffer.from(stranger.accessToken.split('.')[1], 'base64url').toString()).sid as string;
       expect(errorOf(await api.delete(`/sessions/${strangerSid}`))).toEqual([404, 'SESSION_NOT_FOUND']);
-      expect((await t.api().get('/api/v1/auth/me').set('X-Realm-Id', 'master').set(...bearer(stranger.accessToken))).status).toBe(200);
+      expect(
+        (
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set('X-Realm-Id', 'master')
+            .set(...bearer(stranger.accessToken))
+        ).status,
+      ).toBe(200);
     });
 
     it('lets exactly one of two concurrent revocations of a session succeed', async () => {
@@ -133,7 +164,7 @@ describe('admin sessions, events and realms (contract §7)', () => {
   });
 
   describe('GET and DELETE /users/:id/sessions', () => {
-    it('lists one user\'s live sessions with pagination', async () => {
+    it("lists one user's live sessions with pagination", async () => {
       const user = await signedInUser(t);
       await login(t, user.email);
       const res = await api.get(`/users/${user.id}/sessions?limit=1`);
@@ -152,7 +183,14 @@ describe('admin sessions, events and realms (contract §7)', () => {
       for (const refreshToken of [user.refreshToken, other.body.tokens.refreshToken]) {
         expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
       }
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(other.body.tokens.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(other.body.tokens.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
       expect((await api.get(`/users/${user.id}/sessions`)).body).toEqual({ sessions: [], pagination: { total: 0, page: 1, limit: 20 } });
       expect((await api.delete(`/users/${user.id}/sessions`)).body).toEqual({ success: true, revoked: 0 });
       const events = await storedEvents(t, 'default', { userId: user.id, type: 'session.revoked' });
@@ -184,7 +222,7 @@ describe('admin sessions, events and realms (contract §7)', () => {
       expect((await audited.post(`/users/${subject.id}/suspend`).send({ reason: 'fraud' })).status).toBe(200);
     });
 
-    it('lists the realm\'s events newest first with exactly the contract\'s fields', async () => {
+    it("lists the realm's events newest first with exactly the contract's fields", async () => {
       const res = await adminApi(t, root.accessToken, 'audited').get('/events');
       expect(res.status).toBe(200);
       const types = res.body.events.map((e: { type: string }) => e.type);
@@ -193,8 +231,15 @@ describe('admin sessions, events and realms (contract §7)', () => {
       const at = res.body.events.map((e: { at: string }) => e.at);
       expect([...at].sort().reverse()).toEqual(at);
       expect(res.body.events[0]).toEqual({
-        id: expect.any(String), type: 'user.suspended', realmId: 'audited', userId: subject.id, actorId: root.id,
-        sessionId: null, ip: expect.any(String), at: expect.stringMatching(/Z$/), details: { reason: 'fraud', revokedSessions: 1 },
+        id: expect.any(String),
+        type: 'user.suspended',
+        realmId: 'audited',
+        userId: subject.id,
+        actorId: root.id,
+        sessionId: null,
+        ip: expect.any(String),
+        at: expect.stringMatching(/Z$/),
+        details: { reason: 'fraud', revokedSessions: 1 },
       });
       expect(res.body.pagination).toEqual({ total: types.length, page: 1, limit: 20 });
       const realmCreated = res.body.events.find((e: { type: string }) => e.type === 'realm.created');
@@ -204,14 +249,32 @@ describe('admin sessions, events and realms (contract §7)', () => {
     it('filters by type, userId and since, and pages', async () => {
       const audited = adminApi(t, root.accessToken, 'audited');
       const byType = await audited.get('/events?type=login.failed');
-      expect(byType.body.events).toEqual([expect.objectContaining({ type: 'login.failed', userId: subject.id, actorId: null, details: expect.objectContaining({ reason: 'wrong_password' }) })]);
+      expect(byType.body.events).toEqual([
+        expect.objectContaining({
+          type: 'login.failed',
+          userId: subject.id,
+          actorId: null,
+          details: expect.objectContaining({ reason: 'wrong_password' }),
+        }),
+      ]);
       const byUser = await audited.get(`/events?userId=${subject.id}`);
-      expect(byUser.body.events.map((e: { type: string }) => e.type)).toEqual(['user.suspended', 'login.failed', 'login.succeeded', 'user.created']);
+      expect(byUser.body.events.map((e: { type: string }) => e.type)).toEqual([
+        'user.suspended',
+        'login.failed',
+        'login.succeeded',
+        'user.created',
+      ]);
       const bySince = await audited.get(`/events?since=${encodeURIComponent(since)}`);
       expect(bySince.body.events.map((e: { type: string }) => e.type)).toEqual(['user.suspended', 'login.failed']);
       const paged = await audited.get(`/events?userId=${subject.id}&limit=3&page=2`);
-      expect(paged.body).toEqual({ events: [expect.objectContaining({ type: 'user.created' })], pagination: { total: 4, page: 2, limit: 3 } });
-      expect((await audited.get(`/events?userId=${randomUUID()}`)).body).toEqual({ events: [], pagination: { total: 0, page: 1, limit: 20 } });
+      expect(paged.body).toEqual({
+        events: [expect.objectContaining({ type: 'user.created' })],
+        pagination: { total: 4, page: 2, limit: 3 },
+      });
+      expect((await audited.get(`/events?userId=${randomUUID()}`)).body).toEqual({
+        events: [],
+        pagination: { total: 0, page: 1, limit: 20 },
+      });
     });
 
     it('shows a realm-admin only the events of its realm', async () => {
@@ -219,9 +282,12 @@ describe('admin sessions, events and realms (contract §7)', () => {
       expect(res.body.events).toEqual([]);
     });
 
-    it.each([['type=user.exploded'], ['since=yesterday'], ['since=2026-13-01T00:00:00Z'], ['limit=500'], ['page=0'], ['actorId=x']])('refuses %s with 400', async (query) => {
-      expect(errorOf(await api.get(`/events?${query}`))).toEqual([400, 'VALIDATION_FAILED']);
-    });
+    it.each([['type=user.exploded'], ['since=yesterday'], ['since=2026-13-01T00:00:00Z'], ['limit=500'], ['page=0'], ['actorId=x']])(
+      'refuses %s with 400',
+      async (query) => {
+        expect(errorOf(await api.get(`/events?${query}`))).toEqual([400, 'VALIDATION_FAILED']);
+      },
+    );
   });
 
   describe('GET and POST /realms (super-admin)', () => {
@@ -237,7 +303,11 @@ describe('admin sessions, events and realms (contract §7)', () => {
       expect(await storedEvents(t, 'acme-corp', { type: 'realm.created' })).toEqual([
         expect.objectContaining({ actor_id: root.id, details: { name: 'Acme Corporation', by: 'admin' } }),
       ]);
-      const reg = await t.api().post('/api/v1/auth/register').set('X-Realm-Id', 'acme-corp').send({ email: 'first@acme.example', password: 'correct horse battery staple', name: 'First' });
+      const reg = await t
+        .api()
+        .post('/api/v1/auth/register')
+        .set('X-Realm-Id', 'acme-corp')
+        .send({ email: 'first@acme.example', password: 'correct horse battery staple', name: 'First' });
       expect(reg.status).toBe(201);
     });
 

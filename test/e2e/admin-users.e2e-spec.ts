@@ -78,12 +78,18 @@ describe('admin users (contract §7)', () => {
 
     const emails = (res: { body: { users: { email: string }[] } }) => res.body.users.map((u) => u.email);
 
-    it('lists the realm\'s users newest first with the full User resource and pagination', async () => {
+    it("lists the realm's users newest first with the full User resource and pagination", async () => {
       const res = await list.get('/users');
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['pagination', 'users']);
       expect(res.body.pagination).toEqual({ total: 5, page: 1, limit: 20 });
-      expect(emails(res)).toEqual(['erin@example.com', 'dave_50%@example.com', 'bob@builders.example', 'alice.smith@example.com', 'carol.jones@example.com']);
+      expect(emails(res)).toEqual([
+        'erin@example.com',
+        'dave_50%@example.com',
+        'bob@builders.example',
+        'alice.smith@example.com',
+        'carol.jones@example.com',
+      ]);
       const alice = res.body.users.find((u: { id: string }) => u.id === people.alice);
       expect(alice).toEqual({
         id: people.alice,
@@ -172,15 +178,25 @@ describe('admin users (contract §7)', () => {
     });
 
     it.each([
-      ['page=0'], ['page=-1'], ['page=abc'], ['page=1.5'], ['limit=0'], ['limit=101'], ['limit=ten'],
-      ['sort=name'], ['status=deleted'], ['emailVerified=yes'], ['unknown=1'], [`search=${'x'.repeat(255)}`],
+      ['page=0'],
+      ['page=-1'],
+      ['page=abc'],
+      ['page=1.5'],
+      ['limit=0'],
+      ['limit=101'],
+      ['limit=ten'],
+      ['sort=name'],
+      ['status=deleted'],
+      ['emailVerified=yes'],
+      ['unknown=1'],
+      [`search=${'x'.repeat(255)}`],
     ])('refuses %s with 400 VALIDATION_FAILED', async (query) => {
       const res = await list.get(`/users?${query}`);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: expect.any(Array) });
     });
 
-    it('accepts limit=100 and never lists another realm\'s users', async () => {
+    it("accepts limit=100 and never lists another realm's users", async () => {
       const res = await list.get('/users?limit=100');
       expect(res.body.pagination).toEqual({ total: 5, page: 1, limit: 100 });
       const inDefault = await api.get('/users?limit=100');
@@ -191,19 +207,34 @@ describe('admin users (contract §7)', () => {
   describe('POST /users', () => {
     it('creates a user with a password: 201 with the User, able to log in, audited with the admin as actor', async () => {
       const email = uniqueEmail('created');
-      const res = await api.post('/users').send({ email: `  ${email.toUpperCase()} `, name: 'Grace Brewster Hopper', password: PASSWORD, emailVerified: true, roles: ['auditor', 'auditor'] });
+      const res = await api
+        .post('/users')
+        .send({
+          email: `  ${email.toUpperCase()} `,
+          name: 'Grace Brewster Hopper',
+          password: PASSWORD,
+          emailVerified: true,
+          roles: ['auditor', 'auditor'],
+        });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         user: {
-          id: expect.any(String), email, emailVerified: true,
+          id: expect.any(String),
+          email,
+          emailVerified: true,
           profile: { firstName: 'Grace', lastName: 'Brewster Hopper', avatar: null },
-          mfa: { enabled: false, methods: [] }, status: 'active', roles: ['auditor'],
-          createdAt: expect.any(String), lastLoginAt: null,
+          mfa: { enabled: false, methods: [] },
+          status: 'active',
+          roles: ['auditor'],
+          createdAt: expect.any(String),
+          lastLoginAt: null,
         },
       });
       expect((await login(t, email, PASSWORD)).status).toBe(200);
       const events = await storedEvents(t, 'default', { userId: res.body.user.id, type: 'user.created' });
-      expect(events).toEqual([expect.objectContaining({ actor_id: admin.id, details: expect.objectContaining({ invited: false, roles: ['auditor'] }) })]);
+      expect(events).toEqual([
+        expect.objectContaining({ actor_id: admin.id, details: expect.objectContaining({ invited: false, roles: ['auditor'] }) }),
+      ]);
       const outbox: unknown[] = await t.dataSource.query(`SELECT 1 FROM email_outbox WHERE recipient = $1`, [email]);
       expect(outbox).toHaveLength(0);
     });
@@ -216,7 +247,10 @@ describe('admin users (contract §7)', () => {
       const outbox: { text_body: string }[] = await t.dataSource.query(`SELECT text_body FROM email_outbox WHERE recipient = $1`, [email]);
       expect(outbox).toHaveLength(1);
       expect(outbox[0].text_body).toMatch(/\/reset-password\?token=[A-Za-z0-9_-]{43}/);
-      const tokens: { kind: string }[] = await t.dataSource.query(`SELECT kind FROM one_time_tokens WHERE user_id = $1 AND used_at IS NULL`, [res.body.user.id]);
+      const tokens: { kind: string }[] = await t.dataSource.query(
+        `SELECT kind FROM one_time_tokens WHERE user_id = $1 AND used_at IS NULL`,
+        [res.body.user.id],
+      );
       expect(tokens).toEqual([{ kind: 'password_reset' }]);
       const attempt = await login(t, email, PASSWORD);
       expect(errorOf(attempt)).toEqual([401, 'INVALID_CREDENTIALS']);
@@ -228,7 +262,9 @@ describe('admin users (contract §7)', () => {
       const { email } = await register(t);
       const res = await api.post('/users').send({ email: email.toUpperCase(), name: 'Dup', password: PASSWORD });
       expect(errorOf(res)).toEqual([409, 'EMAIL_ALREADY_REGISTERED']);
-      const elsewhere = await adminApi(t, root.accessToken, 'master').post('/users').send({ email, name: 'Same Address', password: PASSWORD });
+      const elsewhere = await adminApi(t, root.accessToken, 'master')
+        .post('/users')
+        .send({ email, name: 'Same Address', password: PASSWORD });
       expect(elsewhere.status).toBe(201);
     });
 
@@ -260,7 +296,9 @@ describe('admin users (contract §7)', () => {
       const user = await signedInUser(t);
       const res = await api.get(`/users/${user.id}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ user: expect.objectContaining({ id: user.id, email: user.email, status: 'active', lastLoginAt: expect.any(String) }) });
+      expect(res.body).toEqual({
+        user: expect.objectContaining({ id: user.id, email: user.email, status: 'active', lastLoginAt: expect.any(String) }),
+      });
     });
 
     it.each([
@@ -288,7 +326,11 @@ describe('admin users (contract §7)', () => {
         api.delete(`/users/${stranger.id}/sessions`),
       ];
       for (const res of await Promise.all(calls)) expect(errorOf(res)).toEqual([404, 'USER_NOT_FOUND']);
-      const me = await t.api().get('/api/v1/auth/me').set('X-Realm-Id', 'master').set(...bearer(stranger.accessToken));
+      const me = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set('X-Realm-Id', 'master')
+        .set(...bearer(stranger.accessToken));
       expect(me.status).toBe(200);
     });
   });
@@ -296,10 +338,10 @@ describe('admin users (contract §7)', () => {
   describe('DELETE /users/:id', () => {
     it('deletes the user with its sessions, tokens and credentials in one go; its audit events stay', async () => {
       const user = await signedInUser(t);
-      await t.dataSource.query(
-        `INSERT INTO recovery_codes (id, user_id, code_hash, created_at) VALUES ($1, $2, 'h', now())`,
-        [randomUUID(), user.id],
-      );
+      await t.dataSource.query(`INSERT INTO recovery_codes (id, user_id, code_hash, created_at) VALUES ($1, $2, 'h', now())`, [
+        randomUUID(),
+        user.id,
+      ]);
       const res = await api.delete(`/users/${user.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true });
@@ -313,11 +355,21 @@ describe('admin users (contract §7)', () => {
       );
       expect(refreshRows).toHaveLength(0);
       expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(user.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
       expect(errorOf(await login(t, user.email))).toEqual([401, 'INVALID_CREDENTIALS']);
       const events = (await storedEvents(t, 'default', { userId: user.id })).map((e) => e.type);
       expect(events).toEqual(expect.arrayContaining(['user.registered', 'login.succeeded', 'user.deleted']));
-      expect((await storedEvents(t, 'default', { userId: user.id, type: 'user.deleted' }))[0]).toMatchObject({ actor_id: admin.id, details: { email: user.email } });
+      expect((await storedEvents(t, 'default', { userId: user.id, type: 'user.deleted' }))[0]).toMatchObject({
+        actor_id: admin.id,
+        details: { email: user.email },
+      });
       expect(errorOf(await api.get(`/users/${user.id}`))).toEqual([404, 'USER_NOT_FOUND']);
       expect(errorOf(await api.delete(`/users/${user.id}`))).toEqual([404, 'USER_NOT_FOUND']);
       // The address is free again.
@@ -340,8 +392,18 @@ describe('admin users (contract §7)', () => {
       expect(res.status).toBe(200);
       expect(res.body.user).toMatchObject({ id: user.id, status: 'suspended' });
       expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
-      expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: second.body.tokens.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(second.body.tokens.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
+      expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: second.body.tokens.refreshToken }))).toEqual([
+        401,
+        'INVALID_TOKEN',
+      ]);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(second.body.tokens.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
       expect(errorOf(await login(t, user.email))).toEqual([403, 'ACCOUNT_SUSPENDED']);
       const [event] = await storedEvents(t, 'default', { userId: user.id, type: 'user.suspended' });
       expect(event).toMatchObject({ actor_id: admin.id, details: { reason: 'chargeback', revokedSessions: 2 } });
@@ -354,7 +416,9 @@ describe('admin users (contract §7)', () => {
       expect(res.status).toBe(200);
       expect(res.body.user).toMatchObject({ id: user.id, status: 'active' });
       expect((await login(t, user.email)).status).toBe(200);
-      expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.activated' })).toEqual([expect.objectContaining({ actor_id: admin.id })]);
+      expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.activated' })).toEqual([
+        expect.objectContaining({ actor_id: admin.id }),
+      ]);
     });
 
     it('suspends a locked user too', async () => {
@@ -372,11 +436,14 @@ describe('admin users (contract §7)', () => {
       expect(res.status).toBe(200);
       expect(res.body.user.status).toBe('active');
       const rows: { failed_login_count: number; locked_until: Date | null }[] = await t.dataSource.query(
-        `SELECT failed_login_count, locked_until FROM users WHERE id = $1`, [user.id],
+        `SELECT failed_login_count, locked_until FROM users WHERE id = $1`,
+        [user.id],
       );
       expect(rows[0]).toEqual({ failed_login_count: 0, locked_until: null });
       expect((await login(t, user.email)).status).toBe(200);
-      expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.unlocked' })).toEqual([expect.objectContaining({ actor_id: admin.id })]);
+      expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.unlocked' })).toEqual([
+        expect.objectContaining({ actor_id: admin.id }),
+      ]);
     });
 
     it.each([
@@ -415,7 +482,14 @@ describe('admin users (contract §7)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, method: 'set' });
       expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(user.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
       expect(errorOf(await login(t, user.email, PASSWORD))).toEqual([401, 'INVALID_CREDENTIALS']);
       expect((await login(t, user.email, newPassword)).status).toBe(200);
       expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.password_reset' })).toEqual([
@@ -429,24 +503,34 @@ describe('admin users (contract §7)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, method: 'email' });
       const outbox: { text_body: string }[] = await t.dataSource.query(
-        `SELECT text_body FROM email_outbox WHERE recipient = $1 AND text_body LIKE '%reset-password?token=%'`, [user.email],
+        `SELECT text_body FROM email_outbox WHERE recipient = $1 AND text_body LIKE '%reset-password?token=%'`,
+        [user.email],
       );
       expect(outbox).toHaveLength(1);
       expect(errorOf(await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken }))).toEqual([401, 'INVALID_TOKEN']);
       expect((await login(t, user.email, PASSWORD)).status).toBe(200);
-      expect((await storedEvents(t, 'default', { userId: user.id, type: 'user.password_reset' }))[0].details).toMatchObject({ method: 'email' });
+      expect((await storedEvents(t, 'default', { userId: user.id, type: 'user.password_reset' }))[0].details).toMatchObject({
+        method: 'email',
+      });
     });
 
     it.each([
       ['a common password', { password: 'password1234' }],
       ['a too short password', { password: 'short' }],
-      ['the user\'s email as password', null],
+      ["the user's email as password", null],
       ['an unknown field', { password: 'a brand new passphrase', notify: false }],
     ])('refuses %s with 400 and changes nothing', async (_what, body) => {
       const user = await signedInUser(t);
       const res = await api.post(`/users/${user.id}/reset-password`).send(body ?? { password: user.email });
       expect(errorOf(res)).toEqual([400, 'VALIDATION_FAILED']);
-      expect((await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken))).status).toBe(200);
+      expect(
+        (
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(user.accessToken))
+        ).status,
+      ).toBe(200);
       expect((await login(t, user.email, PASSWORD)).status).toBe(200);
     });
   });
@@ -455,12 +539,17 @@ describe('admin users (contract §7)', () => {
     it('removes TOTP, WebAuthn credentials and recovery codes, revokes sessions and records user.mfa_reset', async () => {
       const user = await signedInUser(t);
       await t.dataSource.query(
-        `INSERT INTO totp_credentials (user_id, secret_encrypted, confirmed_at, created_at) VALUES ($1, 'x', now(), now())`, [user.id],
+        `INSERT INTO totp_credentials (user_id, secret_encrypted, confirmed_at, created_at) VALUES ($1, 'x', now(), now())`,
+        [user.id],
       );
       await t.dataSource.query(
-        `INSERT INTO webauthn_credentials (id, user_id, name, public_key, created_at) VALUES ($1, $2, 'key', '\\x00', now())`, [`cred-${user.id}`, user.id],
+        `INSERT INTO webauthn_credentials (id, user_id, name, public_key, created_at) VALUES ($1, $2, 'key', '\\x00', now())`,
+        [`cred-${user.id}`, user.id],
       );
-      await t.dataSource.query(`INSERT INTO recovery_codes (id, user_id, code_hash, created_at) VALUES ($1, $2, 'h', now())`, [randomUUID(), user.id]);
+      await t.dataSource.query(`INSERT INTO recovery_codes (id, user_id, code_hash, created_at) VALUES ($1, $2, 'h', now())`, [
+        randomUUID(),
+        user.id,
+      ]);
       expect((await api.get(`/users/${user.id}`)).body.user.mfa).toEqual({ enabled: true, methods: ['totp', 'webauthn'] });
 
       const res = await api.post(`/users/${user.id}/mfa/reset`);
@@ -470,7 +559,14 @@ describe('admin users (contract §7)', () => {
         const rows: unknown[] = await t.dataSource.query(`SELECT 1 FROM ${table} WHERE user_id = $1`, [user.id]);
         expect([table, rows.length]).toEqual([table, 0]);
       }
-      expect(errorOf(await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken)))).toEqual([401, 'INVALID_TOKEN']);
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(user.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
       const relogin = await login(t, user.email);
       expect(relogin.body.requiresMfa).toBe(false);
       expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.mfa_reset' })).toEqual([

@@ -45,7 +45,13 @@ export async function createUser(
   const email = extra.email ?? uniqueEmail('member');
   const res = await adminApi(t, token, realm)
     .post('/users')
-    .send({ email, name: extra.name ?? 'Member User', password: PASSWORD, ...(extra.roles ? { roles: extra.roles } : {}), ...(extra.emailVerified !== undefined ? { emailVerified: extra.emailVerified } : {}) });
+    .send({
+      email,
+      name: extra.name ?? 'Member User',
+      password: PASSWORD,
+      ...(extra.roles ? { roles: extra.roles } : {}),
+      ...(extra.emailVerified !== undefined ? { emailVerified: extra.emailVerified } : {}),
+    });
   if (res.status !== 201) throw new Error(`create user failed: ${res.status} ${JSON.stringify(res.body)}`);
   return signIn(t, email, PASSWORD, realm);
 }
@@ -58,11 +64,16 @@ export async function createRealm(t: TestApp, rootToken: string, id: string, nam
 
 /** Audit events of a realm as stored, oldest first. */
 export async function storedEvents(t: TestApp, realm: string, where: { userId?: string; type?: string } = {}) {
-  const rows: { type: string; user_id: string | null; actor_id: string | null; session_id: string | null; details: Record<string, unknown> }[] =
-    await t.dataSource.query(
-      `SELECT type, user_id, actor_id, session_id, details FROM audit_events
+  const rows: {
+    type: string;
+    user_id: string | null;
+    actor_id: string | null;
+    session_id: string | null;
+    details: Record<string, unknown>;
+  }[] = await t.dataSource.query(
+    `SELECT type, user_id, actor_id, session_id, details FROM audit_events
        WHERE realm_id = $1 AND ($2::uuid IS NULL OR user_id = $2::uuid) AND ($3::text IS NULL OR type = $3::text) ORDER BY at, id`,
-      [realm, where.userId ?? null, where.type ?? null],
-    );
+    [realm, where.userId ?? null, where.type ?? null],
+  );
   return rows;
 }

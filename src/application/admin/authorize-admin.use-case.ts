@@ -54,7 +54,12 @@ export class AuthorizeAdminUseCase {
     if (!claimed) throw forbidden();
     const user = await this.users.findById(principal.realm, principal.sub);
     if (!user || !user.canAuthenticate(this.clock.now())) throw forbidden();
-    const current = adminGrant(principal.realm, user.roles.filter((role) => principal.roles.includes(role)), realmId, superAdminOnly);
+    const current = adminGrant(
+      principal.realm,
+      user.roles.filter((role) => principal.roles.includes(role)),
+      realmId,
+      superAdminOnly,
+    );
     if (!current) throw forbidden();
     if (this.config.adminRequireMfa && !principal.amr.some((method) => SECOND_FACTORS.includes(method))) {
       throw new DomainError('FORBIDDEN', 'Administration requires MFA: sign in with a second factor (TOTP or a security key)');

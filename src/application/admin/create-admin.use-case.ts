@@ -61,19 +61,40 @@ export class CreateAdminUseCase {
       existing.setRoles([...before, role], now);
       await this.tx.run(async () => {
         await this.users.save(existing);
-        await this.audit.record({ type: 'user.roles_changed', realmId: realm.id, userId: existing.id, at: now, details: { before, after: existing.roles, by: 'cli' } });
+        await this.audit.record({
+          type: 'user.roles_changed',
+          realmId: realm.id,
+          userId: existing.id,
+          at: now,
+          details: { before, after: existing.roles, by: 'cli' },
+        });
       });
       return { user: existing, created: false, role };
     }
-    assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), { email: email.value, contextWords: [realm.id, realm.name] });
+    assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+      email: email.value,
+      contextWords: [realm.id, realm.name],
+    });
     const passwordHash = await this.hasher.hash(input.password);
     const user = User.register({
-      id: crypto.randomUUID(), realmId: realm.id, email: email.value, name: 'Administrator', passwordHash, emailVerified: true, now,
+      id: crypto.randomUUID(),
+      realmId: realm.id,
+      email: email.value,
+      name: 'Administrator',
+      passwordHash,
+      emailVerified: true,
+      now,
     });
     user.setRoles([role], now);
     await this.tx.run(async () => {
       await this.users.insert(user);
-      await this.audit.record({ type: 'user.created', realmId: realm.id, userId: user.id, at: now, details: { roles: user.roles, by: 'cli' } });
+      await this.audit.record({
+        type: 'user.created',
+        realmId: realm.id,
+        userId: user.id,
+        at: now,
+        details: { roles: user.roles, by: 'cli' },
+      });
     });
     return { user, created: true, role };
   }

@@ -32,7 +32,11 @@ export class CreateRealmUseCase {
     await this.tx.run(async () => {
       await this.realms.insert(realm);
       await this.audit.record({
-        type: 'realm.created', realmId: realm.id, actorId: input.actorId, ip: input.ip, at: now,
+        type: 'realm.created',
+        realmId: realm.id,
+        actorId: input.actorId,
+        ip: input.ip,
+        at: now,
         details: { name: realm.name, by: input.actorId ? 'admin' : 'cli' },
       });
     });

@@ -47,7 +47,10 @@ export class CreateUserUseCase {
     assertMayGrant(actor, realm.id, [], roles);
     let passwordHash: string | null = null;
     if (input.password !== undefined) {
-      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), { email: email.value, contextWords: [realm.id, realm.name] });
+      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+        email: email.value,
+        contextWords: [realm.id, realm.name],
+      });
       passwordHash = await this.hasher.hash(input.password);
     }
     const now = this.clock.now();
@@ -65,7 +68,12 @@ export class CreateUserUseCase {
       await this.users.insert(user);
       if (!passwordHash) await this.accountEmails.sendInvitation(realm, user, now);
       await this.audit.record({
-        type: 'user.created', realmId: realm.id, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'user.created',
+        realmId: realm.id,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { roles: user.roles, emailVerified: user.emailVerified, invited: !passwordHash },
       });
     });

@@ -28,7 +28,12 @@ export class DeleteUserUseCase {
     await this.tx.run(async () => {
       if (!(await this.users.delete(realmId, user.id))) throw new DomainError('USER_NOT_FOUND', 'User not found');
       await this.audit.record({
-        type: 'user.deleted', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'user.deleted',
+        realmId,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { email: user.email },
       });
     });

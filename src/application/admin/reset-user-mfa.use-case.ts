@@ -34,7 +34,12 @@ export class ResetUserMfaUseCase {
       await this.mfaCredentials.deleteAllForUser(user.id);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin_mfa_reset');
       await this.audit.record({
-        type: 'user.mfa_reset', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'user.mfa_reset',
+        realmId,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { methods: removed, revokedSessions: revoked },
       });
     });

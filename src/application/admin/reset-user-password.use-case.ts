@@ -44,7 +44,10 @@ export class ResetUserPasswordUseCase {
     assertMayManage(actor, user);
     let passwordHash: string | null = null;
     if (input.password !== undefined) {
-      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), { email: user.email, contextWords: [realm.id, realm.name] });
+      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+        email: user.email,
+        contextWords: [realm.id, realm.name],
+      });
       passwordHash = await this.hasher.hash(input.password);
     }
     const method = passwordHash ? 'set' : 'email';
@@ -60,7 +63,12 @@ export class ResetUserPasswordUseCase {
       }
       const revoked = await this.sessions.revokeAllForUser(realm.id, user.id, now, 'admin_password_reset');
       await this.audit.record({
-        type: 'user.password_reset', realmId: realm.id, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'user.password_reset',
+        realmId: realm.id,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { method, revokedSessions: revoked },
       });
     });

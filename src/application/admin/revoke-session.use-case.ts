@@ -33,7 +33,13 @@ export class RevokeSessionUseCase {
       // Conditional on revoked_at IS NULL: of two concurrent revocations one wins, the other is a 404.
       if (!(await this.sessions.revoke(realmId, session.id, now, 'admin'))) throw notFound();
       await this.audit.record({
-        type: 'session.revoked', realmId, userId: session.userId, sessionId: session.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'session.revoked',
+        realmId,
+        userId: session.userId,
+        sessionId: session.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { by: 'admin' },
       });
     });

@@ -27,7 +27,12 @@ export class RevokeUserSessionsUseCase {
     return this.tx.run(async () => {
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin');
       await this.audit.record({
-        type: 'session.revoked', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'session.revoked',
+        realmId,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { by: 'admin', scope: 'all', revoked },
       });
       return revoked;

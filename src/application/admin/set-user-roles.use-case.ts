@@ -30,7 +30,12 @@ export class SetUserRolesUseCase {
     await this.tx.run(async () => {
       await this.users.save(user);
       await this.audit.record({
-        type: 'user.roles_changed', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'user.roles_changed',
+        realmId,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { before, after: user.roles },
       });
     });

@@ -32,7 +32,12 @@ export class SuspendUserUseCase {
       await this.users.save(user);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'user_suspended');
       await this.audit.record({
-        type: 'user.suspended', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now,
+        type: 'user.suspended',
+        realmId,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
         details: { reason: input.reason ?? null, revokedSessions: revoked },
       });
     });

@@ -28,7 +28,15 @@ export class UnlockUserUseCase {
     user.unlock(now);
     await this.tx.run(async () => {
       await this.users.save(user);
-      await this.audit.record({ type: 'user.unlocked', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now, details: { by: 'admin' } });
+      await this.audit.record({
+        type: 'user.unlocked',
+        realmId,
+        userId: user.id,
+        actorId: actor.id,
+        ip: actor.ip,
+        at: now,
+        details: { by: 'admin' },
+      });
     });
     return user;
   }

@@ -53,7 +53,12 @@ export class AdminSessionsController {
 
   @Delete('users/:id/sessions')
   @HttpCode(200)
-  async revokeForUser(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
+  async revokeForUser(
+    @Param('id') id: string,
+    @Body() _body: EmptyBodyDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentAdmin() actor: AdminActor,
+  ) {
     const revoked = await this.revokeUserSessions.execute({ actor, realmId: realm.id, userId: id });
     return { success: true, revoked };
   }

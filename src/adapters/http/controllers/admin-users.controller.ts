@@ -97,14 +97,24 @@ export class AdminUsersController {
 
   @Post(':id/reset-password')
   @HttpCode(200)
-  async resetUserPassword(@Param('id') id: string, @Body() body: ResetPasswordDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
+  async resetUserPassword(
+    @Param('id') id: string,
+    @Body() body: ResetPasswordDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentAdmin() actor: AdminActor,
+  ) {
     const { method } = await this.resetPassword.execute({ actor, realm, userId: id, password: body.password });
     return { success: true, method };
   }
 
   @Post(':id/mfa/reset')
   @HttpCode(200)
-  async resetUserMfa(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
+  async resetUserMfa(
+    @Param('id') id: string,
+    @Body() _body: EmptyBodyDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentAdmin() actor: AdminActor,
+  ) {
     return this.user(await this.resetMfa.execute({ actor, realmId: realm.id, userId: id }));
   }
 

@@ -26,10 +26,29 @@ const USER_STATUSES: UserStatus[] = ['active', 'suspended', 'locked'];
 const SESSION_STATUSES: SessionStatus[] = ['active', 'flagged'];
 const USER_SORTS: UserSort[] = ['createdAt', '-createdAt', 'email', '-email', 'lastLoginAt', '-lastLoginAt'];
 export const AUDIT_EVENT_TYPES: AuditEventType[] = [
-  'user.registered', 'user.created', 'login.succeeded', 'login.failed', 'mfa.succeeded', 'mfa.failed', 'refresh.reused',
-  'session.flagged', 'session.revoked', 'logout', 'user.locked', 'user.unlocked', 'user.suspended', 'user.activated',
-  'user.deleted', 'user.password_reset', 'user.mfa_reset', 'user.roles_changed', 'password.changed', 'email.verified',
-  'mfa.enabled', 'mfa.disabled', 'realm.created',
+  'user.registered',
+  'user.created',
+  'login.succeeded',
+  'login.failed',
+  'mfa.succeeded',
+  'mfa.failed',
+  'refresh.reused',
+  'session.flagged',
+  'session.revoked',
+  'logout',
+  'user.locked',
+  'user.unlocked',
+  'user.suspended',
+  'user.activated',
+  'user.deleted',
+  'user.password_reset',
+  'user.mfa_reset',
+  'user.roles_changed',
+  'password.changed',
+  'email.verified',
+  'mfa.enabled',
+  'mfa.disabled',
+  'realm.created',
 ];
 
 /** `page` (1-based) and `limit` (1–100) of every list (contract §2). */
