@@ -72,7 +72,7 @@ describe('rate limits on one instance (contract §8)', () => {
     base = await listenOnLoopback(t);
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   describe('POST /login — 3 per 900 s by client IP', () => {
@@ -325,7 +325,7 @@ describe('rate limits behind a trusted proxy (TRUST_PROXY=loopback)', () => {
     base = await listenOnLoopback(t);
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
   });
 
   const attempt = (xff: string) =>
