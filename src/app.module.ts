@@ -24,7 +24,10 @@ import { SuspendUserUseCase } from './application/admin/suspend-user.use-case';
 import { UnlockUserUseCase } from './application/admin/unlock-user.use-case';
 import { AccountEmails } from './application/auth/account-emails';
 import { AuthenticateUseCase } from './application/auth/authenticate.use-case';
+import { ChangePasswordUseCase } from './application/auth/change-password.use-case';
 import { DeviceObserver } from './application/auth/device-observation';
+import { EmailLinkTokens } from './application/auth/email-link-tokens';
+import { ForgotPasswordUseCase } from './application/auth/forgot-password.use-case';
 import { GetMeUseCase } from './application/auth/get-me.use-case';
 import { ListOwnSessionsUseCase } from './application/auth/list-own-sessions.use-case';
 import { RevokeOtherSessionsUseCase } from './application/auth/revoke-other-sessions.use-case';
@@ -56,6 +59,9 @@ import { SpeakeasyTotpVerifier } from './adapters/mfa/speakeasy-totp-verifier';
 import { TypeOrmMfaCredentialRepository } from './adapters/persistence/typeorm-mfa-credential.repository';
 import { RefreshUseCase } from './application/auth/refresh.use-case';
 import { RegisterUseCase } from './application/auth/register.use-case';
+import { ResendVerificationUseCase } from './application/auth/resend-verification.use-case';
+import { ResetPasswordUseCase } from './application/auth/reset-password.use-case';
+import { VerifyEmailUseCase } from './application/auth/verify-email.use-case';
 import { FingerprintSessionGuardian } from './application/auth/fingerprint-session-guardian';
 import { SessionGuardian } from './application/auth/session-guardian';
 import { SessionIssuer } from './application/auth/session-issuer';
@@ -65,6 +71,7 @@ import { Clock } from './application/ports/clock';
 import { DeviceDetector } from './application/ports/device-detector';
 import { GeoIp } from './application/ports/geo-ip';
 import { Mailer } from './application/ports/mailer';
+import { MailTransport } from './application/ports/mail-transport';
 import { OneTimeTokenRepository } from './application/ports/one-time-token.repository';
 import { PasswordBlocklist } from './application/ports/password-blocklist';
 import { PasswordHasher } from './application/ports/password-hasher';
@@ -82,6 +89,7 @@ import { SystemClock } from './adapters/crypto/system-clock';
 import { ZxcvbnPasswordBlocklist } from './adapters/crypto/zxcvbn-password-blocklist';
 import { UaParserDeviceDetector } from './adapters/device/ua-parser-device-detector';
 import { geoIpFor } from './adapters/geoip/maxmind-geo-ip';
+import { AccountController } from './adapters/http/controllers/account.controller';
 import { AdminEventsController } from './adapters/http/controllers/admin-events.controller';
 import { AdminRealmsController } from './adapters/http/controllers/admin-realms.controller';
 import { AdminSessionsController } from './adapters/http/controllers/admin-sessions.controller';
@@ -99,6 +107,10 @@ import { RateLimitGuard, throttlerOptions } from './adapters/http/guards/rate-li
 import { RealmGuard } from './adapters/http/guards/realm.guard';
 import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
 import { OutboxMailer } from './adapters/mail/outbox-mailer';
+import { LogMailTransport } from './adapters/mail/log-mail-transport';
+import { OutboxDispatcher } from './adapters/mail/outbox-dispatcher';
+import { OutboxReadinessProbe } from './adapters/mail/outbox-readiness-probe';
+import { SmtpMailTransport } from './adapters/mail/smtp-mail-transport';
 import { PersistenceModule } from './adapters/persistence/persistence.module';
 import { TypeOrmAuditLog } from './adapters/persistence/typeorm-audit-log';
 import { MeteredAuditLog } from './adapters/metrics/metered-audit-log';
@@ -120,7 +132,7 @@ import { ConfigModule } from './config/config.module';
 /** The composition root: every port is bound to its adapter here. */
 @Module({
   imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
-  controllers: [AuthController, MfaController, SessionsController, JwksController, HealthController, MetricsController, AdminUsersController, AdminSessionsController, AdminEventsController, AdminRealmsController],
+  controllers: [AuthController, MfaController, AccountController, SessionsController, JwksController, HealthController, MetricsController, AdminUsersController, AdminSessionsController, AdminEventsController, AdminRealmsController],
   providers: [
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
@@ -140,17 +152,24 @@ import { ConfigModule } from './config/config.module';
     TypeOrmAuditLog,
     PrometheusMetrics,
     { provide: Mailer, useClass: OutboxMailer },
+    {
+      provide: MailTransport,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => (config.smtpUrl ? new SmtpMailTransport(config) : new LogMailTransport()),
+    },
     { provide: PasswordHasher, useClass: BcryptPasswordHasher },
     { provide: PasswordBlocklist, useClass: ZxcvbnPasswordBlocklist },
     { provide: SecureTokens, useClass: NodeSecureTokens },
     { provide: AccessTokens, useExisting: JwtAccessTokens },
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
     { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
-    { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe, RateLimitStorageProbe], useFactory: (...probes: unknown[]) => probes },
+    { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe, OutboxReadinessProbe, RateLimitStorageProbe], useFactory: (...probes: unknown[]) => probes },
     JwtAccessTokens,
     TypeOrmSigningKeyStore,
     TypeOrmServerSecrets,
     TypeOrmReadinessProbe,
+    OutboxDispatcher,
+    OutboxReadinessProbe,
     // Rate limits (contract §8): @nestjs/throttler's guard, options and storage, bound here.
     RateLimitStorage,
     RateLimitStorageProbe,
@@ -174,6 +193,12 @@ import { ConfigModule } from './config/config.module';
     RemoveWebauthnCredentialUseCase,
     RegenerateRecoveryCodesUseCase,
     AccountEmails,
+    EmailLinkTokens,
+    VerifyEmailUseCase,
+    ResendVerificationUseCase,
+    ForgotPasswordUseCase,
+    ResetPasswordUseCase,
+    ChangePasswordUseCase,
     RegisterUseCase,
     LoginUseCase,
     RefreshUseCase,

@@ -55,8 +55,15 @@ export class AppConfig {
   sessionRetentionDays: number;
   auditRetentionDays: number;
   keyRotationDays: number;
-  /** Seconds between outbox dispatcher polls; 0 disables the dispatcher in this process. */
+  /** Milliseconds between outbox dispatcher polls; 0 disables the dispatcher in this process. */
   outboxPollIntervalMs: number;
+  /** Delivery attempts before an outbox message is marked failed (kept, never dropped). */
+  outboxMaxAttempts: number;
+  /** First retry delay; doubles with every failed attempt up to `outboxRetryMaxSeconds`. */
+  outboxRetryBaseSeconds: number;
+  outboxRetryMaxSeconds: number;
+  /** How long a claimed message stays reserved for one dispatcher; after that it is due again. */
+  outboxLeaseSeconds: number;
   /** Seconds between housekeeping runs; 0 disables it in this process. */
   housekeepingIntervalSeconds: number;
 }

@@ -164,6 +164,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 365, 1);
   config.keyRotationDays = int(env, 'KEY_ROTATION_DAYS', 90, 1);
   config.outboxPollIntervalMs = int(env, 'OUTBOX_POLL_INTERVAL_MS', 1000, 0);
+  config.outboxMaxAttempts = int(env, 'OUTBOX_MAX_ATTEMPTS', 20, 1, 1000);
+  config.outboxRetryBaseSeconds = int(env, 'OUTBOX_RETRY_BASE_SECONDS', 30, 1);
+  config.outboxRetryMaxSeconds = int(env, 'OUTBOX_RETRY_MAX_SECONDS', 3600, config.outboxRetryBaseSeconds);
+  config.outboxLeaseSeconds = int(env, 'OUTBOX_LEASE_SECONDS', 300, 60);
   config.housekeepingIntervalSeconds = int(env, 'HOUSEKEEPING_INTERVAL_SECONDS', 3600, 0);
   return config;
 }

@@ -1,0 +1,76 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Principal } from '../../../application/auth/authenticate.use-case';
+import { ChangePasswordUseCase } from '../../../application/auth/change-password.use-case';
+import { ForgotPasswordUseCase } from '../../../application/auth/forgot-password.use-case';
+import { ResendVerificationUseCase } from '../../../application/auth/resend-verification.use-case';
+import { ResetPasswordUseCase } from '../../../application/auth/reset-password.use-case';
+import { VerifyEmailUseCase } from '../../../application/auth/verify-email.use-case';
+import { Realm } from '../../../domain/realm/realm';
+import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
+import { ChangePasswordDto, EmailAddressDto, EmailLinkTokenDto, ResetPasswordDto } from '../dto/account.dto';
+import { AppRequest, clientIp } from '../request-context';
+
+/** Email verification and password recovery (contract §3.7). */
+@ApiTags('auth')
+@Controller('api/v1/auth')
+export class AccountController {
+  constructor(
+    private readonly verifyEmail: VerifyEmailUseCase,
+    private readonly resendVerification: ResendVerificationUseCase,
+    private readonly forgotPassword: ForgotPasswordUseCase,
+    private readonly resetPassword: ResetPasswordUseCase,
+    private readonly changePassword: ChangePasswordUseCase,
+  ) {}
+
+  @Public()
+  @Post('verify-email')
+  @HttpCode(200)
+  async verify(@Body() body: EmailLinkTokenDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    await this.verifyEmail.execute({ realm, token: body.token, ip: clientIp(req) });
+    return { success: true };
+  }
+
+  /** 202 whether or not the address is known. */
+  @Public()
+  @RateLimit('emailRequests')
+  @Post('verify-email/resend')
+  @HttpCode(202)
+  async resend(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
+    await this.resendVerification.execute({ realm, email: body.email });
+    return { success: true };
+  }
+
+  /** 202 whether or not the address is known. */
+  @Public()
+  @RateLimit('emailRequests')
+  @Post('password/forgot')
+  @HttpCode(202)
+  async forgot(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
+    await this.forgotPassword.execute({ realm, email: body.email });
+    return { success: true };
+  }
+
+  @Public()
+  @Post('password/reset')
+  @HttpCode(200)
+  async reset(@Body() body: ResetPasswordDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+    await this.resetPassword.execute({ realm, token: body.token, password: body.password, ip: clientIp(req) });
+    return { success: true };
+  }
+
+  @ApiBearerAuth()
+  @Post('password/change')
+  @HttpCode(200)
+  async change(@Body() body: ChangePasswordDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    await this.changePassword.execute({
+      realm,
+      userId: principal.sub,
+      sessionId: principal.sid,
+      currentPassword: body.currentPassword,
+      newPassword: body.newPassword,
+      ip: clientIp(req),
+    });
+    return { success: true };
+  }
+}

@@ -1,0 +1,41 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEmail, IsString, MaxLength } from 'class-validator';
+import { TrimString } from './auth.dto';
+
+export class EmailLinkTokenDto {
+  @ApiProperty({ description: 'The token from the link in the email (`?token=…`)' })
+  @IsString()
+  @MaxLength(256)
+  token: string;
+}
+
+export class EmailAddressDto {
+  @ApiProperty({ example: 'alice@example.com', maxLength: 254 })
+  @TrimString()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
+  email: string;
+}
+
+export class ResetPasswordDto {
+  @ApiProperty({ description: 'The token from the reset link in the email' })
+  @IsString()
+  @MaxLength(256)
+  token: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128, description: '8–128 Unicode code points after NFKC; not a common password' })
+  @IsString()
+  password: string;
+}
+
+export class ChangePasswordDto {
+  @ApiProperty()
+  @IsString()
+  @MaxLength(4096)
+  currentPassword: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128, description: '8–128 Unicode code points after NFKC; not a common password' })
+  @IsString()
+  newPassword: string;
+}

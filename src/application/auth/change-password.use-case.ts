@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
+import { assertAcceptablePassword, normalisePassword } from '../../domain/user/password-policy';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
+import { PasswordBlocklist } from '../ports/password-blocklist';
+import { PasswordHasher } from '../ports/password-hasher';
+import { SessionRepository } from '../ports/session.repository';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { AccountEmails } from './account-emails';
+
+export interface ChangePasswordInput {
+  realm: Realm;
+  userId: string;
+  /** The session making the change; it stays signed in. */
+  sessionId: string;
+  currentPassword: string;
+  newPassword: string;
+  ip: string;
+}
+
+@Injectable()
+export class ChangePasswordUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly sessions: SessionRepository,
+    private readonly oneTimeTokens: OneTimeTokenRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly blocklist: PasswordBlocklist,
+    private readonly accountEmails: AccountEmails,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Replaces the password after checking the current one, ends the user's other sessions, voids
+   * pending reset links and MFA challenges, and tells the owner by email. A wrong current
+   * password counts towards the account lockout like a failed login, so a stolen access token
+   * cannot be used to guess it.
+   * @throws DomainError INVALID_CREDENTIALS | VALIDATION_FAILED | INVALID_TOKEN
+   */
+  async execute(input: ChangePasswordInput): Promise<{ otherSessionsRevoked: number }> {
+    const user = await this.users.findById(input.realm.id, input.userId);
+    if (!user) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+    const matches = user.passwordHash
+      ? await this.hasher.verify(input.currentPassword, user.passwordHash)
+      : await this.hasher.verifyDummy(input.currentPassword);
+    if (!matches) {
+      await this.recordWrongPassword(input);
+      throw new DomainError('INVALID_CREDENTIALS', 'The current password is incorrect');
+    }
+    assertAcceptablePassword(
+      input.newPassword,
+      (c) => this.blocklist.isCommon(c),
+      { email: user.email, contextWords: [input.realm.id, input.realm.name] },
+      'newPassword',
+    );
+    if (normalisePassword(input.newPassword) === normalisePassword(input.currentPassword)) {
+      throw new DomainError('VALIDATION_FAILED', 'newPassword must differ from the current password', {
+        details: [{ field: 'newPassword', message: 'must differ from the current password' }],
+      });
+    }
+    const passwordHash = await this.hasher.hash(input.newPassword);
+    const now = this.clock.now();
+    return this.tx.run(async () => {
+      const current = await this.users.findById(input.realm.id, input.userId);
+      if (!current) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+      current.changePasswordHash(passwordHash, now);
+      await this.users.save(current);
+      const revoked = await this.sessions.revokeAllForUser(input.realm.id, current.id, now, 'password_changed', input.sessionId);
+      await this.oneTimeTokens.voidUnused(current.id, 'password_reset', now);
+      await this.oneTimeTokens.voidUnused(current.id, 'mfa', now);
+      await this.accountEmails.sendPasswordChanged(input.realm, current);
+      await this.audit.record({
+        type: 'password.changed', realmId: input.realm.id, userId: current.id, sessionId: input.sessionId, ip: input.ip, at: now,
+        details: { otherSessionsRevoked: revoked },
+      });
+      return { otherSessionsRevoked: revoked };
+    });
+  }
+
+  private async recordWrongPassword(input: ChangePasswordInput): Promise<void> {
+    const now = this.clock.now();
+    await this.tx.run(async () => {
+      const outcome = await this.users.recordFailedLogin(input.realm.id, input.userId, {
+        maxFailures: this.config.lockoutMaxFailures,
+        durationSeconds: this.config.lockoutDurationSeconds,
+      }, now);
+      await this.audit.record({
+        type: 'login.failed', realmId: input.realm.id, userId: input.userId, sessionId: input.sessionId, ip: input.ip, at: now,
+        details: { reason: 'wrong_current_password', failures: outcome?.failures ?? null },
+      });
+      if (outcome?.lockedNow) {
+        await this.audit.record({
+          type: 'user.locked', realmId: input.realm.id, userId: input.userId, ip: input.ip, at: now,
+          details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
+        });
+      }
+    });
+  }
+}
