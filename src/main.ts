@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { configureApp } from './adapters/http/configure-app';
+import { installGracefulShutdown } from './adapters/http/graceful-shutdown';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './config/load-config';
 
@@ -17,7 +18,7 @@ async function bootstrap(): Promise<void> {
   }
   const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
-  app.enableShutdownHooks();
+  installGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutSeconds * 1000 });
   await app.listen(config.port, config.host);
   console.log(`Identity service listening on http://${config.host}:${config.port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`);
 }

@@ -66,4 +66,6 @@ export class AppConfig {
   outboxLeaseSeconds: number;
   /** Seconds between housekeeping runs; 0 disables it in this process. */
   housekeepingIntervalSeconds: number;
+  /** On SIGTERM, how long in-flight requests may run before their connections are cut. */
+  shutdownTimeoutSeconds: number;
 }

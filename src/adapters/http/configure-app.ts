@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { PrometheusMetrics } from '../metrics/prometheus-metrics';
 import { HTTP_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics.middleware';
+import { corsPolicy, securityHeaders, varyOnOrigin } from './security-headers';
 import { jsonBody, noStore, requestId } from './middleware';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -19,6 +20,9 @@ export function configureApp(app: INestApplication): void {
   app.useLogger(app.get(Logger));
   express.use(app.get<HttpLogger>(HTTP_LOGGER));
   express.use(httpMetrics(app.get(PrometheusMetrics)));
+  express.use(securityHeaders());
+  if (config.corsOrigins.length > 0) express.use(varyOnOrigin);
+  app.enableCors(corsPolicy(config.corsOrigins));
   express.use(['/api', '/v1'], noStore);
   express.use(jsonBody);
   app.useGlobalPipes(new AppValidationPipe());

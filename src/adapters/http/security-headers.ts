@@ -1,0 +1,70 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+
+/** Headers a browser client may send and read (contract §1, §5, §8). */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Realm-Id', 'X-Device-Fingerprint', 'X-Request-Id'];
+type CorsSetting = NonNullable<Parameters<INestApplication['enableCors']>[0]>;
+
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+/**
+ * helmet's security headers. API answers are JSON that no page should render or frame
+ * (`default-src 'none'`); Swagger UI under /docs loads its own scripts and styles.
+ */
+export function securityHeaders(): RequestHandler {
+  const common = {
+    frameguard: { action: 'deny' as const },
+    referrerPolicy: { policy: 'no-referrer' as const },
+  };
+  const api = helmet({
+    ...common,
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
+  const docs = helmet({
+    ...common,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+  });
+  return (req: Request, res: Response, next: NextFunction) =>
+    (req.path === '/docs' || req.path.startsWith('/docs/') ? docs : api)(req, res, next);
+}
+
+/**
+ * CORS from `CORS_ORIGINS` (contract §11): a listed origin gets the CORS headers, credentials
+ * included; any other origin gets none, so the browser withholds the answer. Without a list,
+ * no origin is allowed.
+ */
+export function corsPolicy(origins: string[]): CorsSetting {
+  const allowed = new Set(origins.map((origin) => new URL(origin).origin));
+  const granted = {
+    credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  };
+  return (req: Request, callback: (error: Error | null, options: object) => void) => {
+    const origin = req.headers.origin;
+    if (typeof origin === 'string' && allowed.has(origin)) callback(null, { ...granted, origin });
+    else callback(null, { origin: false });
+  };
+}
+
+/** Answers differ by Origin: caches must keep them apart. */
+export function varyOnOrigin(_req: Request, res: Response, next: NextFunction): void {
+  res.vary('Origin');
+  next();
+}
