@@ -26,6 +26,13 @@ function expectError(res: { status: number; body: Record<string, unknown> }, sta
   expect(res.body.error).toMatchObject({ code, status, message: expect.any(String) });
 }
 
+async function notices(t: TestApp, email: string): Promise<string[]> {
+  const rows: { text_body: string }[] = await t.dataSource.query(
+    `SELECT text_body FROM email_outbox WHERE recipient = $1 AND subject LIKE '%Security notice%' ORDER BY created_at`, [email],
+  );
+  return rows.map((r) => r.text_body);
+}
+
 async function sessionCount(t: TestApp, userId: string): Promise<number> {
   const rows: { n: string }[] = await t.dataSource.query(`SELECT count(*) AS n FROM sessions WHERE user_id = $1`, [userId]);
   return Number(rows[0].n);
@@ -171,6 +178,10 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       expect(stored).toHaveLength(10);
       for (const row of stored) for (const c of res.body.recoveryCodes) expect(row.code_hash).not.toContain(c.replace(/-/g, ''));
       expect((await auditEvents(t, id, 'mfa.enabled'))[0].details).toMatchObject({ method: 'totp' });
+      const mails = await notices(t, email);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]).toContain('authenticator app (TOTP) was added');
+      for (const c of res.body.recoveryCodes) expect(mails[0]).not.toContain(c);
 
       const signIn = await login(t, email);
       expect(signIn.status).toBe(200);
@@ -390,6 +401,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       expect(Object.keys(res.body)).toEqual(['recoveryCodes']);
       expect(res.body.recoveryCodes).toHaveLength(10);
       expect(res.body.recoveryCodes.filter((c: string) => user.recoveryCodes.includes(c))).toEqual([]);
+      expect((await notices(t, user.email)).at(-1)).toContain('New recovery codes were generated');
       expectError(await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'recovery', code: user.recoveryCodes[2] }), 401, 'INVALID_MFA_CODE');
       expect((await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'recovery', code: res.body.recoveryCodes[0] })).status).toBe(200);
     });
@@ -416,6 +428,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       const status = await t.api().get(MFA).set(...bearer(user.accessToken));
       expect(status.body).toEqual({ enabled: false, methods: [], webauthnCredentials: [], recoveryCodesRemaining: 0 });
       expect((await auditEvents(t, user.id, 'mfa.disabled'))[0].details).toEqual({ method: 'totp', mfaEnabled: false });
+      expect((await notices(t, user.email)).at(-1)).toContain('two-step sign-in is now off');
       expectError(await t.api().delete(`${MFA}/totp`).set(...bearer(user.accessToken)).send({ password: PASSWORD }), 404, 'NOT_FOUND');
     });
 
@@ -483,6 +496,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       });
       expect(res.body.recoveryCodes).toHaveLength(10);
       expect((await auditEvents(t, id, 'mfa.enabled'))[0].details).toMatchObject({ method: 'webauthn', credentialId: key.id });
+      expect(await notices(t, email)).toEqual([expect.stringContaining('("YubiKey") was added')]);
       expect((await login(t, email)).body).toMatchObject({ requiresMfa: true, mfaMethods: ['webauthn'] });
       const second = await addSoftKey(t, accessToken, 'Phone');
       expect(second.body).toEqual({ credential: { id: second.authenticator.id, name: 'Phone', createdAt: expect.any(String) }, mfa: { enabled: true, methods: ['webauthn'] } });
@@ -680,6 +694,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ mfa: { enabled: true, methods: ['webauthn'] } });
       expect((await auditEvents(t, user.id, 'mfa.disabled'))[0].details).toEqual({ method: 'webauthn', credentialId: extra.authenticator.id, mfaEnabled: true });
+      expect((await notices(t, user.email)).at(-1)).toContain('security key or passkey was removed');
 
       const token = await mfaToken(t, user.email);
       const { assertion } = await webauthnAnswer(t, token, extra.authenticator);

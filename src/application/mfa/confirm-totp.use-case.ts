@@ -52,6 +52,7 @@ export class ConfirmTotpUseCase {
         type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
         details: { method: 'totp', recoveryCodesIssued: firstFactor },
       });
+      await this.account.notify(actor, user, 'An authenticator app (TOTP) was added as a second factor to your account.');
       return codes;
     });
     return { user: await this.account.reload(user), recoveryCodes };

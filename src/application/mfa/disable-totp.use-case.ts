@@ -35,6 +35,9 @@ export class DisableTotpUseCase {
           type: 'mfa.disabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
           details: { method: 'totp', mfaEnabled: after.mfaEnabled },
         });
+        await this.account.notify(actor, user, after.mfaEnabled
+          ? 'The authenticator app (TOTP) was removed from your account.'
+          : 'The authenticator app (TOTP) was removed from your account; two-step sign-in is now off.');
       }
       return after;
     });

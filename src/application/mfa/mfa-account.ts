@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { normaliseRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeFrom } from '../../domain/mfa/recovery-code';
 import { User } from '../../domain/user/user';
+import { AccountEmails } from '../auth/account-emails';
 import { AuditLog } from '../ports/audit-log';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { PasswordHasher } from '../ports/password-hasher';
@@ -30,7 +31,13 @@ export class MfaAccount {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly config: AppConfig,
+    private readonly emails: AccountEmails,
   ) {}
+
+  /** Tells the user by email that a factor changed (queued in the caller's transaction). */
+  async notify(actor: MfaActor, user: User, what: string): Promise<void> {
+    await this.emails.sendSecurityNotice(actor.realm, user, what);
+  }
 
   /** @throws DomainError INVALID_TOKEN when the token's user no longer exists */
   async user(actor: MfaActor): Promise<User> {

@@ -29,6 +29,7 @@ export class RegenerateRecoveryCodesUseCase {
         type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
         details: { method: 'recovery_codes', regenerated: true },
       });
+      await this.account.notify(actor, user, 'New recovery codes were generated for your account; the previous ones no longer work.');
       return codes;
     });
   }

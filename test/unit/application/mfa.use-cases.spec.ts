@@ -1,3 +1,4 @@
+import { AccountEmails } from '../../../src/application/auth/account-emails';
 import { DeviceObserver } from '../../../src/application/auth/device-observation';
 import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
 import { SessionIssuer } from '../../../src/application/auth/session-issuer';
@@ -21,7 +22,7 @@ import { InMemoryRefreshTokenRepository } from '../../fakes/in-memory-refresh-to
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
 import {
-  FakeAccessTokens, FakePasswordHasher, FakeSecureTokens, FixedClock, immediateTransaction, InMemoryAuditLog, NullGeoIpFake,
+  FakeAccessTokens, FakePasswordHasher, FakeSecureTokens, FixedClock, immediateTransaction, InMemoryAuditLog, InMemoryMailer, NullGeoIpFake,
 } from '../../fakes/simple-fakes';
 
 const PASSWORD = 'correct horse battery staple';
@@ -101,7 +102,9 @@ function fixture(user = aUser()) {
   const cipher = new ReversibleCipher();
   const issuer = new SessionIssuer(sessions, refreshTokens, new FakeAccessTokens(), secureTokens, devices, new NullGeoIpFake(), config);
   const challenges = new MfaChallenges(oneTimeTokens, secureTokens);
-  const account = new MfaAccount(users, mfa, new FakePasswordHasher(), secureTokens, audit, immediateTransaction, config);
+  const mailer = new InMemoryMailer();
+  const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
+  const account = new MfaAccount(users, mfa, new FakePasswordHasher(), secureTokens, audit, immediateTransaction, config, emails);
   const relyingParty = {} as WebAuthnRelyingParty; // not reached by TOTP and recovery codes
   const verify = new VerifyMfaUseCase(
     challenges, oneTimeTokens, users, mfa, totp, cipher, relyingParty, account, issuer, sessions, refreshTokens, devices, audit,
@@ -110,7 +113,7 @@ function fixture(user = aUser()) {
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
   const actor = { realm, userId: user.id, sessionId: crypto.randomUUID(), ip: client.ip };
   return {
-    user, config, clock, realm, mfa, users, sessions, refreshTokens, oneTimeTokens, audit, client, actor, verify, challenges,
+    user, config, clock, realm, mfa, users, sessions, refreshTokens, oneTimeTokens, mailer, audit, client, actor, verify, challenges,
     setup: new SetupTotpUseCase(account, mfa, totp, cipher, new NoQr(), clock),
     confirm: new ConfirmTotpUseCase(account, mfa, totp, cipher, audit, immediateTransaction, clock),
     disable: new DisableTotpUseCase(account, mfa, audit, immediateTransaction, clock),
@@ -141,6 +144,8 @@ describe('TOTP enrolment use cases', () => {
     expect(f.mfa.recoveryCodes).toHaveLength(10);
     expect(f.mfa.totp.get(f.user.id)?.lastUsedStep).toBe(f.step());
     expect(f.audit.types()).toEqual(['mfa.enabled']);
+    expect(f.mailer.sent.map((m) => m.to)).toEqual([f.user.email]);
+    expect(f.mailer.sent[0].text).toContain('authenticator app (TOTP) was added');
   });
 
   it('disabling needs the password; the last factor gone, the recovery codes go too', async () => {
@@ -151,6 +156,7 @@ describe('TOTP enrolment use cases', () => {
     expect(after.mfaEnabled).toBe(false);
     expect(f.mfa.recoveryCodes).toEqual([]);
     expect(f.audit.types().at(-1)).toBe('mfa.disabled');
+    expect(f.mailer.sent.at(-1)?.text).toContain('two-step sign-in is now off');
   });
 });
 
