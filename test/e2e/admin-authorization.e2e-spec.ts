@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { AccessTokens } from '../../src/application/ports/access-tokens';
-import { ADMIN_ENV, adminApi, createRealm, createUser, SignedIn, storedEvents, superAdmin } from '../support/admin-flows';
-import { bearer, signedInUser } from '../support/flows';
+import {
+  ADMIN_ENV,
+  adminApi,
+  createRealm,
+  createUser,
+  ROOT_EMAIL,
+  ROOT_PASSWORD,
+  SignedIn,
+  storedEvents,
+  superAdmin,
+} from '../support/admin-flows';
+import { bearer, login, signedInUser } from '../support/flows';
+import { code, midStep, nextStep, userWithTotp } from '../support/mfa';
 import { createTestApp, TestApp } from '../support/test-app';
 
 // Booting the app on a fresh database takes seconds on a busy machine.
@@ -49,6 +60,7 @@ describe('admin authorization (contract §7): every admin route × every kind of
   let masterAdmin: SignedIn;
   let plainUser: SignedIn;
   let expiredToken: string;
+  let adminMfaToken: string;
   let routes: Route[];
 
   beforeAll(async () => {
@@ -68,6 +80,18 @@ describe('admin authorization (contract §7): every admin route × every kind of
         new Date(Date.now() - 3600_000),
         900,
       );
+    // A realm-admin of the realm with TOTP: its password step yields an mfaToken, no access token.
+    const mfaAdmin = await userWithTotp(t);
+    expect(
+      (
+        await adminApi(t, root.accessToken, 'default')
+          .put(`/users/${mfaAdmin.id}/roles`)
+          .send({ roles: ['realm-admin'] })
+      ).status,
+    ).toBe(200);
+    const passwordStep = await login(t, mfaAdmin.email);
+    adminMfaToken = passwordStep.body.mfaToken;
+    expect(adminMfaToken).toEqual(expect.any(String));
     routes = adminRoutes(t);
   });
   afterAll(async () => {
@@ -113,6 +137,16 @@ describe('admin authorization (contract §7): every admin route × every kind of
         const [h, p] = root.accessToken.split('.');
         return { 'X-Realm-Id': 'default', Authorization: `Bearer ${h}.${p}.${Buffer.from('forged').toString('base64url')}` };
       },
+      () => ({ status: 401, code: 'INVALID_TOKEN' }),
+    ],
+    [
+      'the mfaToken of a realm-admin of the realm',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${adminMfaToken}` }),
+      () => ({ status: 401, code: 'INVALID_TOKEN' }),
+    ],
+    [
+      'the refresh token of a realm-admin of the realm',
+      () => ({ 'X-Realm-Id': 'default', Authorization: `Bearer ${defaultAdmin.refreshToken}` }),
       () => ({ status: 401, code: 'INVALID_TOKEN' }),
     ],
     [
@@ -274,6 +308,33 @@ describe('ADMIN_REQUIRE_MFA=true (contract §7)', () => {
       );
     const res = await adminApi(t, token, 'master').get('/users');
     expect(res.status).toBe(200);
+  });
+
+  it('admits an admin who really signed in with TOTP (amr ["pwd","otp"])', async () => {
+    const root = await superAdmin(t);
+    const api = (path: string) =>
+      t
+        .api()
+        .post(`/api/v1/auth${path}`)
+        .set('X-Realm-Id', 'master')
+        .set(...bearer(root.accessToken));
+    const setup = await api('/mfa/totp/setup');
+    expect(setup.status).toBe(200);
+    midStep(t);
+    expect((await api('/mfa/totp/confirm').send({ code: code(t, setup.body.secret) })).status).toBe(200);
+    nextStep(t);
+    const password = await login(t, ROOT_EMAIL, ROOT_PASSWORD, {}, 'master');
+    expect(password.body.requiresMfa).toBe(true);
+    const verified = await t
+      .api()
+      .post('/api/v1/auth/mfa/verify')
+      .set('X-Realm-Id', 'master')
+      .send({ mfaToken: password.body.mfaToken, code: code(t, setup.body.secret), type: 'totp' });
+    expect(verified.status).toBe(200);
+    expect(decode(verified.body.tokens.accessToken).amr).toEqual(['pwd', 'otp']);
+    expect((await adminApi(t, verified.body.tokens.accessToken, 'default').get('/users')).status).toBe(200);
+    // The mfaToken of that login was never an access token.
+    expect((await adminApi(t, password.body.mfaToken, 'default').get('/users')).status).toBe(401);
   });
 
   it('still answers a plain user 403 FORBIDDEN without mentioning MFA', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ADMIN_ENV, adminApi, createRealm, createUser, SignedIn, storedEvents, superAdmin } from '../support/admin-flows';
 import { bearer, login, PASSWORD, register, signedInUser, uniqueEmail } from '../support/flows';
+import { addSoftKey, userWithTotp } from '../support/mfa';
 import { createTestApp, TestApp } from '../support/test-app';
 
 // Booting the app on a fresh database takes seconds on a busy machine.
@@ -207,15 +208,13 @@ describe('admin users (contract §7)', () => {
   describe('POST /users', () => {
     it('creates a user with a password: 201 with the User, able to log in, audited with the admin as actor', async () => {
       const email = uniqueEmail('created');
-      const res = await api
-        .post('/users')
-        .send({
-          email: `  ${email.toUpperCase()} `,
-          name: 'Grace Brewster Hopper',
-          password: PASSWORD,
-          emailVerified: true,
-          roles: ['auditor', 'auditor'],
-        });
+      const res = await api.post('/users').send({
+        email: `  ${email.toUpperCase()} `,
+        name: 'Grace Brewster Hopper',
+        password: PASSWORD,
+        emailVerified: true,
+        roles: ['auditor', 'auditor'],
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         user: {
@@ -376,11 +375,21 @@ describe('admin users (contract §7)', () => {
       await register(t, user.email);
     });
 
-    it('refuses a body on a body-less action with 400', async () => {
+    it('refuses any field in the body of a body-less action with 400 and does nothing', async () => {
       const user = await signedInUser(t);
-      const res = await api.delete(`/users/${user.id}`).send({ force: true });
-      expect(res.status).toBe(400);
-      expect((await api.get(`/users/${user.id}`)).status).toBe(200);
+      await api.post(`/users/${user.id}/suspend`).send({});
+      const calls = [
+        api.delete(`/users/${user.id}`).send({ force: true }),
+        api.post(`/users/${user.id}/activate`).send({ status: 'active' }),
+        api.post(`/users/${user.id}/unlock`).send({ failedLoginCount: 0 }),
+        api.post(`/users/${user.id}/mfa/reset`).send({ methods: [] }),
+        api.delete(`/users/${user.id}/sessions`).send({ all: true }),
+      ];
+      for (const res of await Promise.all(calls)) {
+        expect(errorOf(res)).toEqual([400, 'VALIDATION_FAILED']);
+        expect(res.body.error.details).toEqual([expect.objectContaining({ message: expect.stringMatching(/should not exist/) })]);
+      }
+      expect((await api.get(`/users/${user.id}`)).body.user.status).toBe('suspended');
     });
   });
 
@@ -536,6 +545,33 @@ describe('admin users (contract §7)', () => {
   });
 
   describe('POST /users/:id/mfa/reset', () => {
+    it('undoes a real enrolment (TOTP, a security key, recovery codes): the next login asks for the password only', async () => {
+      const user = await userWithTotp(t);
+      await addSoftKey(t, user.accessToken, 'Desk key');
+      expect((await api.get(`/users/${user.id}`)).body.user.mfa).toEqual({ enabled: true, methods: ['totp', 'webauthn'] });
+      expect((await login(t, user.email)).body.requiresMfa).toBe(true);
+
+      const res = await api.post(`/users/${user.id}/mfa/reset`);
+      expect(res.status).toBe(200);
+      expect(res.body.user.mfa).toEqual({ enabled: false, methods: [] });
+      expect(
+        errorOf(
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(user.accessToken)),
+        ),
+      ).toEqual([401, 'INVALID_TOKEN']);
+      const next = await login(t, user.email);
+      expect(next.status).toBe(200);
+      expect(next.body.requiresMfa).toBe(false);
+      const status = await t
+        .api()
+        .get('/api/v1/auth/mfa')
+        .set(...bearer(next.body.tokens.accessToken));
+      expect(status.body).toMatchObject({ enabled: false, methods: [], webauthnCredentials: [], recoveryCodesRemaining: 0 });
+    });
+
     it('removes TOTP, WebAuthn credentials and recovery codes, revokes sessions and records user.mfa_reset', async () => {
       const user = await signedInUser(t);
       await t.dataSource.query(
