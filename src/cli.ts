@@ -3,9 +3,13 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CreateAdminUseCase } from './application/admin/create-admin.use-case';
 import { CreateRealmUseCase } from './application/admin/create-realm.use-case';
+import { ListRealmsUseCase } from './application/admin/list-realms.use-case';
 import { RotateSigningKeysUseCase } from './application/admin/rotate-signing-keys.use-case';
+import { Clock } from './application/ports/clock';
 import { SecureTokens } from './application/ports/secure-tokens';
+import { TypeOrmSigningKeyStore } from './adapters/persistence/typeorm-signing-key-store';
 import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
 import { ConfigError, loadConfig } from './config/load-config';
 import { DomainError } from './domain/errors';
 
@@ -18,8 +22,11 @@ Commands:
                                         super-admin of master; an existing account is granted
                                         the role. The password is ADMIN_PASSWORD, or generated
                                         and printed once.
-  rotate-keys                           make a new signing key current; the JWKS keeps the
-                                        previous one until the tokens it signed expire
+  rotate-keys [--force]                 make a new signing key current; the JWKS keeps the
+                                        previous one until the tokens it signed expire.
+                                        Refused while the current key is younger than the
+                                        longest access-token lifetime (a second rotation would
+                                        drop a key that live tokens need) unless --force
 `;
 
 export interface CliIo {
@@ -68,7 +75,17 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
         return 0;
       }
       case 'rotate-keys': {
-        if (args.length || flags.length) return usage('rotate-keys takes no arguments');
+        if (args.length || flags.some((flag) => flag !== '--force')) return usage('rotate-keys takes only [--force]');
+        if (!flags.includes('--force')) {
+          // The JWKS publishes the current and the previous key only (contract §10).
+          const wait = await secondsUntilRotationIsSafe(app);
+          if (wait > 0) {
+            io.err(
+              `The current signing key is younger than the longest access-token lifetime: rotating now would retire the key of tokens that are still valid. Retry in ${wait} s, or pass --force.`,
+            );
+            return 1;
+          }
+        }
         const kid = await app.get(RotateSigningKeysUseCase).execute();
         io.out(`New signing key ${kid} is current; the previous key stays in the JWKS`);
         return 0;
@@ -88,6 +105,17 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
     }
     throw error;
   }
+}
+
+/** Seconds until every token signed with the previous key has expired (0: rotating is safe). */
+async function secondsUntilRotationIsSafe(app: INestApplicationContext): Promise<number> {
+  const current = await app.get(TypeOrmSigningKeyStore).currentCreatedAt();
+  if (!current) return 0;
+  const config = app.get(AppConfig);
+  const realms = await app.get(ListRealmsUseCase).execute();
+  const longest = Math.max(config.accessTokenTtlSeconds, ...realms.map((realm) => realm.accessTokenTtl(config.accessTokenTtlSeconds)));
+  const elapsed = (app.get(Clock).now().getTime() - current.getTime()) / 1000;
+  return Math.max(0, Math.ceil(longest - elapsed));
 }
 
 async function main(): Promise<void> {

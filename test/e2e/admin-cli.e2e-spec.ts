@@ -131,11 +131,24 @@ describe('CLI: npm run cli -- <command> (contract §10)', () => {
 
   describe('rotate-keys', () => {
     it('makes a new key current; the JWKS keeps the previous one, so tokens it signed still work', async () => {
+      // Root signs in well after the first key was made, so its token outlives the wait below.
+      t.clock.advance(30);
       const root = await superAdmin(t);
       const before = (await t.api().get('/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
       const oldKid = kidOf(root.accessToken);
       expect(before[0]).toBe(oldKid);
 
+      // The first key was made at start: rotating now would strand tokens, so it is refused …
+      const early = await cli(t, ['rotate-keys']);
+      expect(early.code).toBe(1);
+      expect(early.err).toMatch(/Retry in \d+ s, or pass --force/);
+      expect((await t.api().get('/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid)).toEqual(before);
+      // … until the longest access-token lifetime has passed since the current key was made
+      // (root's token, signed later, is then still valid).
+      const wait = Number(/Retry in (\d+) s/.exec(early.err)![1]);
+      expect(wait).toBeGreaterThan(t.config.accessTokenTtlSeconds - 60);
+      expect(wait).toBeLessThanOrEqual(t.config.accessTokenTtlSeconds);
+      t.clock.advance(wait);
       const res = await cli(t, ['rotate-keys']);
       expect(res.code).toBe(0);
       const newKid = /^New signing key (\S+) is current/.exec(res.out)![1];
@@ -149,8 +162,15 @@ describe('CLI: npm run cli -- <command> (contract §10)', () => {
       expect((await adminApi(t, fresh.accessToken, 'master').get('/realms')).status).toBe(200);
     });
 
-    it('takes no arguments', async () => {
+    it('rotates at once with --force, and takes no other argument', async () => {
+      const before = (await t.api().get('/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
+      expect((await cli(t, ['rotate-keys'])).code).toBe(1);
+      const forced = await cli(t, ['rotate-keys', '--force']);
+      expect(forced.code).toBe(0);
+      const after = (await t.api().get('/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
+      expect(after[1]).toBe(before[0]);
       expect((await cli(t, ['rotate-keys', 'now'])).code).toBe(2);
+      expect((await cli(t, ['rotate-keys', '--now'])).code).toBe(2);
     });
   });
 
