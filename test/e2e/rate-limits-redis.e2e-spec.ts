@@ -238,10 +238,15 @@ describe('Redis unreachable from the start (a dead port)', () => {
   });
 });
 
-/** A TCP relay in front of Redis: stopping it is Redis going away, for the app, mid-run. */
+/**
+ * A TCP relay in front of Redis: stopping it is Redis going away, for the app, mid-run; freezing
+ * it is a Redis that hangs (connection open, no answers).
+ */
 class Relay {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  private frozen = false;
+  private held: (() => void)[] = [];
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -254,11 +259,27 @@ class Relay {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      client.pipe(upstream).pipe(client);
+      const forward = (from: net.Socket, to: net.Socket) => {
+        from.on('data', (chunk: Buffer) => (this.frozen ? this.held.push(() => to.write(chunk)) : to.write(chunk)));
+        from.on('end', () => to.end());
+      };
+      forward(client, upstream);
+      forward(upstream, client);
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
+  }
+
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    const held = this.held;
+    this.held = [];
+    for (const deliver of held) deliver();
   }
 
   async stop(): Promise<void> {
@@ -319,6 +340,36 @@ describeWithRedis('Redis stopping and coming back mid-run', () => {
     await until('Redis to be used again', async () => (await rateLimits()).ok);
     expect(infos.mock.calls.some(([message]) => /Redis reachable again/.test(String(message)))).toBe(true);
     // Back on the shared counter, which still holds the 2 attempts made before the outage.
+    const after = await attempt(ip);
+    expect(after.status).toBe(401);
+    expect(after.headers['ratelimit-remaining']).toBe('1');
+  });
+
+  it('pays one slow request (500 ms) when Redis hangs, serves from memory for the next 5 s, and returns to Redis once it answers', async () => {
+    await until('Redis in use', async () => (await rateLimits()).ok);
+    const ip = freshIp();
+    expect((await attempt(ip)).headers['ratelimit-remaining']).toBe('3');
+
+    relay.freeze();
+    try {
+      let started = Date.now();
+      const slow = await attempt(ip);
+      const slowMs = Date.now() - started;
+      expect(slow.status).toBe(401);
+      expect(slow.headers['ratelimit-remaining']).toBe('3'); // counted in memory, from zero
+      expect(slowMs).toBeGreaterThanOrEqual(450);
+      expect(slowMs).toBeLessThan(3000);
+      started = Date.now();
+      const fast = await attempt(ip);
+      expect(Date.now() - started).toBeLessThan(450);
+      expect(fast.headers['ratelimit-remaining']).toBe('2');
+      expect(await rateLimits()).toEqual({ ok: false, detail: 'memory (redis unreachable)' });
+      expect(warnings.mock.calls.some(([message]) => /Redis unavailable \(command timed out\)/.test(String(message)))).toBe(true);
+    } finally {
+      relay.thaw();
+    }
+    await until('Redis to be used again', async () => (await rateLimits()).ok, 10_000);
+    // The held command reached Redis when the relay thawed: the shared counter now holds 2.
     const after = await attempt(ip);
     expect(after.status).toBe(401);
     expect(after.headers['ratelimit-remaining']).toBe('1');

@@ -102,8 +102,9 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
   private failed(error: Error | null): void {
     if (this.degraded) return;
     this.degraded = true;
-    // The code only (ECONNREFUSED, ETIMEDOUT…): messages may carry addresses, never needed here.
-    const reason = error ? ((error as { code?: string }).code ?? error.name) : 'connection closed';
+    // A code (ECONNREFUSED, ETIMEDOUT…) rather than the message, which may carry addresses.
+    const code = (error as { code?: string } | null)?.code;
+    const reason = !error ? 'connection closed' : (code ?? (/timed out/i.test(error.message) ? 'command timed out' : error.name));
     this.logger.warn(`Redis unavailable (${reason}); rate limits are counted in this instance's memory until it returns`);
   }
 
