@@ -18,7 +18,8 @@ export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
 
   async findWithSession(tokenHash: string): Promise<RefreshTokenContext | null> {
     // Token, session and user in one round trip: refresh is a hot path.
-    const rows: { token: RefreshTokenRecord; session: SessionRecord; user: UserRow }[] = await this.tx.manager.query(
+    const rows = await this.tx.prepared<{ token: RefreshTokenRecord; session: SessionRecord; user: UserRow }>(
+      'refresh-token-with-session',
       `SELECT json_build_object('tokenHash', rt.token_hash, 'sessionId', rt.session_id,
                 'createdAt', rt.created_at, 'rotatedAt', rt.rotated_at) AS "token",
               (SELECT row_to_json(x) FROM (SELECT ${SESSION_COLUMNS}) x) AS "session",
@@ -57,7 +58,8 @@ export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
     // One statement, one round trip, atomic without a transaction: the row lock of the UPDATE
     // makes concurrent rotations of one token queue, and only the first finds rotated_at NULL.
     const { lastActiveAt, ip, location } = session.snapshot();
-    const rows: { rotated: number }[] = await this.tx.manager.query(
+    const rows = await this.tx.prepared<{ rotated: number }>(
+      'refresh-token-rotate',
       `WITH rotated AS (
          UPDATE refresh_tokens SET rotated_at = $2 WHERE token_hash = $1 AND rotated_at IS NULL RETURNING session_id
        ), successor AS (

@@ -25,7 +25,8 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async findById(realmId: string, id: string): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const rows: UserRow[] = await this.tx.manager.query(
+    const rows = await this.tx.prepared<UserRow>(
+      'user-by-id',
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.id = $2`,
       [realmId, id],
     );
@@ -34,7 +35,8 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idleTimeoutSeconds: number): Promise<User | null> {
     if (!isUuid(userId) || !isUuid(sessionId)) return null;
-    const rows: UserRow[] = await this.tx.manager.query(
+    const rows = await this.tx.prepared<UserRow>(
+      'user-with-live-session',
       `SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id
        WHERE s.id = $1 AND s.realm_id = $2 AND s.user_id = $3 AND ${LIVE('$4', '$5')}`,
       [sessionId, realmId, userId, now, idleTimeoutSeconds],
@@ -42,8 +44,18 @@ export class TypeOrmUserRepository implements UserRepository {
     return rows[0] ? toUser(rows[0]) : null;
   }
 
-  async findByEmail(realmId: string, email: string): Promise<User | null> {
+  async findByIdForUpdate(realmId: string, id: string): Promise<User | null> {
+    if (!isUuid(id)) return null;
     const rows: UserRow[] = await this.tx.manager.query(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.id = $2 FOR UPDATE OF u`,
+      [realmId, id],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async findByEmail(realmId: string, email: string): Promise<User | null> {
+    const rows = await this.tx.prepared<UserRow>(
+      'user-by-email',
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.email = $2`,
       [realmId, email],
     );
