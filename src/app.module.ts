@@ -81,6 +81,9 @@ import { RefreshTokenRepository } from './application/ports/refresh-token.reposi
 import { SecureTokens } from './application/ports/secure-tokens';
 import { SessionRepository } from './application/ports/session.repository';
 import { Transaction } from './application/ports/transaction';
+import { ExpiredDataPurger } from './application/ports/expired-data-purger';
+import { JobLock } from './application/ports/job-lock';
+import { HousekeepingUseCase } from './application/housekeeping/housekeeping.use-case';
 import { UserRepository } from './application/ports/user.repository';
 import { BcryptPasswordHasher } from './adapters/crypto/bcrypt-password-hasher';
 import { JwtAccessTokens } from './adapters/crypto/jwt-access-tokens';
@@ -106,6 +109,9 @@ import { AdminGuard } from './adapters/http/guards/admin.guard';
 import { RateLimitGuard, throttlerOptions } from './adapters/http/guards/rate-limit.guard';
 import { RealmGuard } from './adapters/http/guards/realm.guard';
 import { BootstrapRunner } from './adapters/lifecycle/bootstrap-runner';
+import { HousekeepingScheduler } from './adapters/lifecycle/housekeeping-scheduler';
+import { AdvisoryJobLock } from './adapters/persistence/advisory-job-lock';
+import { TypeOrmExpiredDataPurger } from './adapters/persistence/typeorm-expired-data-purger';
 import { OutboxMailer } from './adapters/mail/outbox-mailer';
 import { LogMailTransport } from './adapters/mail/log-mail-transport';
 import { OutboxDispatcher } from './adapters/mail/outbox-dispatcher';
@@ -137,6 +143,8 @@ import { ConfigModule } from './config/config.module';
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
     { provide: Transaction, useExisting: TypeOrmTransaction },
+    { provide: JobLock, useClass: AdvisoryJobLock },
+    { provide: ExpiredDataPurger, useClass: TypeOrmExpiredDataPurger },
     { provide: RealmRepository, useClass: TypeOrmRealmRepository },
     { provide: UserRepository, useClass: TypeOrmUserRepository },
     { provide: SessionRepository, useClass: TypeOrmSessionRepository },
@@ -210,6 +218,8 @@ import { ConfigModule } from './config/config.module';
     AuthenticateUseCase,
     BootstrapUseCase,
     BootstrapRunner,
+    HousekeepingUseCase,
+    HousekeepingScheduler,
     AuthorizeAdminUseCase,
     ListUsersUseCase,
     CreateUserUseCase,

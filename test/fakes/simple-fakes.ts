@@ -88,6 +88,9 @@ export class FakeAccessTokens extends AccessTokens {
   async rotate(): Promise<string> {
     return 'kid';
   }
+  async rotateIfOlderThan(_cutoff: Date, _now: Date): Promise<string | null> {
+    return null;
+  }
 }
 
 export class NullGeoIpFake extends GeoIp {

@@ -106,6 +106,12 @@ export class JwtAccessTokens implements AccessTokens {
     return kid;
   }
 
+  async rotateIfOlderThan(cutoff: Date, now: Date): Promise<string | null> {
+    const kid = await this.store.rotateIfOlderThan(cutoff, () => generateKey(now));
+    if (kid) this.keys = null;
+    return kid;
+  }
+
   /** Creates the first key when the database has none. */
   async ensureKey(now: Date): Promise<void> {
     await this.store.ensureOne(() => generateKey(now));

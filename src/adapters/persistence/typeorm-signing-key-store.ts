@@ -39,6 +39,24 @@ export class TypeOrmSigningKeyStore {
     return next.kid;
   }
 
+  /**
+   * Retires the current key for a new one if it was created before `cutoff`, decided under the
+   * rotation lock so that instances racing each other rotate once; returns the new kid or null.
+   */
+  async rotateIfOlderThan(cutoff: Date, generate: () => StoredSigningKey): Promise<string | null> {
+    return this.tx.run(async () => {
+      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(7263001)`);
+      const rows: { created_at: Date }[] = await this.tx.manager.query(
+        `SELECT created_at FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+      );
+      if (rows[0] && new Date(rows[0].created_at) >= cutoff) return null;
+      const next = generate();
+      await this.tx.manager.query(`UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL`, [next.createdAt]);
+      await this.tx.manager.getRepository(SigningKeyRecord).insert(next);
+      return next.kid;
+    });
+  }
+
   /** When the current key was created, or null without keys. */
   async currentCreatedAt(): Promise<Date | null> {
     const [current] = await this.published();

@@ -25,4 +25,9 @@ export abstract class AccessTokens {
   abstract ensureKey(now: Date): Promise<void>;
   /** Makes a new signing key current; the previous one stays published. */
   abstract rotate(now: Date): Promise<string>;
+  /**
+   * Makes a new signing key current if the current one was created before `cutoff` (scheduled
+   * rotation). Concurrent callers rotate once. Returns the new kid, or null when the key is recent.
+   */
+  abstract rotateIfOlderThan(cutoff: Date, now: Date): Promise<string | null>;
 }

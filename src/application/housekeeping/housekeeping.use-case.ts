@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { AccessTokens } from '../ports/access-tokens';
+import { Clock } from '../ports/clock';
+import { ExpiredDataPurger } from '../ports/expired-data-purger';
+import { JobLock } from '../ports/job-lock';
+
+const DAY_MS = 86_400_000;
+/** Rows per DELETE statement. */
+export const PURGE_BATCH_SIZE = 500;
+/** Batches per table and run: a large backlog is worked off over several runs. */
+export const MAX_BATCHES_PER_RUN = 200;
+/** Delivered emails are kept this long (their bodies are already emptied on delivery). */
+export const DELIVERED_EMAIL_RETENTION_DAYS = 7;
+/**
+ * Spent one-time tokens are kept a day, so that an expired mfaToken still answers
+ * TOKEN_EXPIRED rather than INVALID_TOKEN for a while (contract §3.5).
+ */
+export const SPENT_TOKEN_RETENTION_DAYS = 1;
+export const HOUSEKEEPING_LOCK = 'housekeeping';
+
+export interface HousekeepingReport {
+  /** False when another instance held the lock: nothing was done. */
+  ran: boolean;
+  sessions: number;
+  oneTimeTokens: number;
+  deliveredEmails: number;
+  auditEvents: number;
+  /** The new signing key's kid when the key was rotated. */
+  rotatedKey: string | null;
+}
+
+export interface HousekeepingOptions {
+  batchSize?: number;
+  /** Asked between batches: true stops the run early (shutdown). */
+  shouldStop?: () => boolean;
+}
+
+/**
+ * Keeps the database from growing forever and rotates the signing key (contract §10, §11):
+ * ended sessions with their refresh tokens after SESSION_RETENTION_DAYS, spent one-time tokens,
+ * delivered emails after 7 days, audit events after AUDIT_RETENTION_DAYS; a new signing key
+ * every KEY_ROTATION_DAYS, the previous one staying in the JWKS. One instance at a time.
+ */
+@Injectable()
+export class HousekeepingUseCase {
+  constructor(
+    private readonly lock: JobLock,
+    private readonly purger: ExpiredDataPurger,
+    private readonly accessTokens: AccessTokens,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  async execute(options: HousekeepingOptions = {}): Promise<HousekeepingReport> {
+    const report: HousekeepingReport = { ran: false, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, auditEvents: 0, rotatedKey: null };
+    const limit = options.batchSize ?? PURGE_BATCH_SIZE;
+    const stop = options.shouldStop ?? (() => false);
+    const drain = async (purge: () => Promise<number>): Promise<number> => {
+      let total = 0;
+      for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !stop(); batch += 1) {
+        const deleted = await purge();
+        total += deleted;
+        if (deleted < limit) break;
+      }
+      return total;
+    };
+
+    report.ran = await this.lock.runExclusive(HOUSEKEEPING_LOCK, async () => {
+      const now = this.clock.now().getTime();
+      const { sessionRetentionDays, sessionIdleTimeoutSeconds, auditRetentionDays, keyRotationDays } = this.config;
+      if (!stop()) {
+        report.rotatedKey = await this.accessTokens.rotateIfOlderThan(new Date(now - keyRotationDays * DAY_MS), new Date(now));
+      }
+      report.sessions = await drain(() =>
+        this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), sessionIdleTimeoutSeconds, limit),
+      );
+      report.oneTimeTokens = await drain(() => this.purger.purgeSpentOneTimeTokens(new Date(now - SPENT_TOKEN_RETENTION_DAYS * DAY_MS), limit));
+      report.deliveredEmails = await drain(() => this.purger.purgeDeliveredEmails(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit));
+      report.auditEvents = await drain(() => this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit));
+    });
+    return report;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Deletes data past its retention, one small batch per call so that no statement holds locks
+ * for long. Each method returns how many rows it deleted; fewer than `limit` means done.
+ */
+export abstract class ExpiredDataPurger {
+  /**
+   * Sessions that ended before `endedBefore` — revoked, idle longer than `idleTimeoutSeconds`,
+   * or past their absolute lifetime — together with their refresh tokens.
+   */
+  abstract purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number>;
+  /** One-time tokens (email verification, password reset, MFA challenges) used or expired before `spentBefore`. */
+  abstract purgeSpentOneTimeTokens(spentBefore: Date, limit: number): Promise<number>;
+  /** Outbox emails delivered before `sentBefore`. Pending and failed ones are kept. */
+  abstract purgeDeliveredEmails(sentBefore: Date, limit: number): Promise<number>;
+  /** Audit events that happened before `before`. */
+  abstract purgeAuditEvents(before: Date, limit: number): Promise<number>;
+}

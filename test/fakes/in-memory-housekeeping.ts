@@ -1,0 +1,82 @@
+import { AccessTokens } from '../../src/application/ports/access-tokens';
+import { ExpiredDataPurger } from '../../src/application/ports/expired-data-purger';
+import { JobLock } from '../../src/application/ports/job-lock';
+import { FakeAccessTokens } from './simple-fakes';
+
+/** Rows past retention as plain timestamps; each purge removes up to `limit` of those before the cutoff. */
+export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
+  readonly calls: { kind: string; cutoff: Date; limit: number; idleTimeoutSeconds?: number }[] = [];
+  constructor(
+    public sessionsEnded: Date[] = [],
+    public tokensSpent: Date[] = [],
+    public emailsSent: Date[] = [],
+    public auditEvents: Date[] = [],
+  ) {
+    super();
+  }
+  private take(rows: Date[], cutoff: Date, limit: number): [Date[], number] {
+    const kept: Date[] = [];
+    let deleted = 0;
+    for (const row of rows) {
+      if (row < cutoff && deleted < limit) deleted += 1;
+      else kept.push(row);
+    }
+    return [kept, deleted];
+  }
+  async purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number> {
+    this.calls.push({ kind: 'sessions', cutoff: endedBefore, limit, idleTimeoutSeconds });
+    let n: number;
+    [this.sessionsEnded, n] = this.take(this.sessionsEnded, endedBefore, limit);
+    return n;
+  }
+  async purgeSpentOneTimeTokens(spentBefore: Date, limit: number): Promise<number> {
+    this.calls.push({ kind: 'tokens', cutoff: spentBefore, limit });
+    let n: number;
+    [this.tokensSpent, n] = this.take(this.tokensSpent, spentBefore, limit);
+    return n;
+  }
+  async purgeDeliveredEmails(sentBefore: Date, limit: number): Promise<number> {
+    this.calls.push({ kind: 'emails', cutoff: sentBefore, limit });
+    let n: number;
+    [this.emailsSent, n] = this.take(this.emailsSent, sentBefore, limit);
+    return n;
+  }
+  async purgeAuditEvents(before: Date, limit: number): Promise<number> {
+    this.calls.push({ kind: 'audit', cutoff: before, limit });
+    let n: number;
+    [this.auditEvents, n] = this.take(this.auditEvents, before, limit);
+    return n;
+  }
+}
+
+/** An in-process lock; `heldElsewhere` simulates another instance holding it. */
+export class InMemoryJobLock extends JobLock {
+  heldElsewhere = false;
+  private readonly held = new Set<string>();
+  async runExclusive(name: string, work: () => Promise<void>): Promise<boolean> {
+    if (this.heldElsewhere || this.held.has(name)) return false;
+    this.held.add(name);
+    try {
+      await work();
+    } finally {
+      this.held.delete(name);
+    }
+    return true;
+  }
+}
+
+/** Records scheduled rotations: rotates when the current key is older than the cutoff. */
+export class RotatingAccessTokens extends FakeAccessTokens implements AccessTokens {
+  keyCreatedAt: Date;
+  rotations = 0;
+  constructor(keyCreatedAt: Date) {
+    super();
+    this.keyCreatedAt = keyCreatedAt;
+  }
+  override async rotateIfOlderThan(cutoff: Date, now: Date): Promise<string | null> {
+    if (this.keyCreatedAt >= cutoff) return null;
+    this.keyCreatedAt = now;
+    this.rotations += 1;
+    return `kid-${this.rotations}`;
+  }
+}

@@ -1,0 +1,66 @@
+import { HousekeepingUseCase, MAX_BATCHES_PER_RUN } from '../../../src/application/housekeeping/housekeeping.use-case';
+import { loadConfig } from '../../../src/config/load-config';
+import { InMemoryExpiredDataPurger, InMemoryJobLock, RotatingAccessTokens } from '../../fakes/in-memory-housekeeping';
+import { TestClock } from '../../support/test-clock';
+
+const NOW = new Date('2026-11-25T12:00:00.000Z');
+const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);
+
+function setup(purger = new InMemoryExpiredDataPurger(), keyAgeDays = 1) {
+  const config = loadConfig({ SESSION_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '365', KEY_ROTATION_DAYS: '90', SESSION_IDLE_TIMEOUT_SECONDS: '604800' });
+  const lock = new InMemoryJobLock();
+  const tokens = new RotatingAccessTokens(daysAgo(keyAgeDays));
+  const useCase = new HousekeepingUseCase(lock, purger, tokens, new TestClock(NOW), config);
+  return { useCase, lock, tokens, purger };
+}
+
+describe('HousekeepingUseCase', () => {
+  it('passes each purge its retention cutoff and the idle timeout', async () => {
+    const { useCase, purger } = setup();
+    await useCase.execute();
+    const cutoffs = Object.fromEntries(purger.calls.map((c) => [c.kind, c.cutoff.toISOString()]));
+    expect(cutoffs).toEqual({
+      sessions: daysAgo(30).toISOString(),
+      tokens: daysAgo(1).toISOString(),
+      emails: daysAgo(7).toISOString(),
+      audit: daysAgo(365).toISOString(),
+    });
+    expect(purger.calls.find((c) => c.kind === 'sessions')!.idleTimeoutSeconds).toBe(604800);
+  });
+
+  it('deletes in batches until a batch comes back short, and reports the totals', async () => {
+    const purger = new InMemoryExpiredDataPurger(Array.from({ length: 7 }, () => daysAgo(31)), [daysAgo(2), NOW], Array.from({ length: 4 }, () => daysAgo(8)), [daysAgo(400), daysAgo(10)]);
+    const { useCase } = setup(purger);
+    const report = await useCase.execute({ batchSize: 3 });
+    expect(report).toEqual({ ran: true, sessions: 7, oneTimeTokens: 1, deliveredEmails: 4, auditEvents: 1, rotatedKey: null });
+    expect(purger.calls.filter((c) => c.kind === 'sessions').map((c) => c.limit)).toEqual([3, 3, 3]); // 3 + 3 + 1
+    expect(purger.calls.filter((c) => c.kind === 'emails')).toHaveLength(2); // 3 + 1
+    expect(purger.sessionsEnded).toEqual([]);
+    expect(purger.tokensSpent).toEqual([NOW]);
+  });
+
+  it('stops after MAX_BATCHES_PER_RUN batches of one table and leaves the rest to the next run', async () => {
+    const purger = new InMemoryExpiredDataPurger(Array.from({ length: MAX_BATCHES_PER_RUN + 5 }, () => daysAgo(40)));
+    const { useCase } = setup(purger);
+    expect((await useCase.execute({ batchSize: 1 })).sessions).toBe(MAX_BATCHES_PER_RUN);
+    expect((await useCase.execute({ batchSize: 1 })).sessions).toBe(5);
+  });
+
+  it('rotates the signing key once it is older than KEY_ROTATION_DAYS, and only then', async () => {
+    const young = setup(undefined, 89);
+    expect((await young.useCase.execute()).rotatedKey).toBeNull();
+    const old = setup(undefined, 91);
+    expect((await old.useCase.execute()).rotatedKey).toBe('kid-1');
+    expect((await old.useCase.execute()).rotatedKey).toBeNull();
+    expect(old.tokens.rotations).toBe(1);
+  });
+
+  it('does nothing while another instance holds the lock', async () => {
+    const purger = new InMemoryExpiredDataPurger([daysAgo(31)]);
+    const { useCase, lock, tokens } = setup(purger, 200);
+    lock.heldElsewhere = true;
+    expect(await useCase.execute()).toEqual({ ran: false, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, auditEvents: 0, rotatedKey: null });
+    expect(purger.calls).toEqual([]);
+    expect(tokens.rotations).toBe(0);
+  });
+});
