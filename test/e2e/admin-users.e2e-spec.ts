@@ -418,6 +418,13 @@ describe('admin users (contract §7)', () => {
       expect(event).toMatchObject({ actor_id: admin.id, details: { reason: 'chargeback', revokedSessions: 2 } });
     });
 
+    it('lets exactly one of 5 concurrent suspensions through (the row is locked for the transition); the rest get 409', async () => {
+      const user = await signedInUser(t);
+      const results = await Promise.all(Array.from({ length: 5 }, () => api.post(`/users/${user.id}/suspend`).send({})));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
+      expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.suspended' })).toHaveLength(1);
+    });
+
     it('activates a suspended user, who can log in again', async () => {
       const user = await signedInUser(t);
       await api.post(`/users/${user.id}/suspend`).send({});

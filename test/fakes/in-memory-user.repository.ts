@@ -25,6 +25,10 @@ export class InMemoryUserRepository extends UserRepository {
     return this.findById(realmId, userId);
   }
 
+  async findByIdForUpdate(realmId: string, id: string): Promise<User | null> {
+    return this.findById(realmId, id);
+  }
+
   async findByEmail(realmId: string, email: string): Promise<User | null> {
     const user = [...this.rows.values()].find((u) => u.realmId === realmId && u.email === email);
     return user ? User.restore(user.snapshot()) : null;

@@ -24,6 +24,17 @@ export async function findTargetUser(users: UserRepository, realmId: string, id:
   return user;
 }
 
+/**
+ * The user `id` of the administered realm, its row locked until the transaction ends: for
+ * read-change-save inside `Transaction.run`, so a concurrent change is never overwritten.
+ * @throws DomainError USER_NOT_FOUND for an unknown id or one of another realm
+ */
+export async function lockTargetUser(users: UserRepository, realmId: string, id: string): Promise<User> {
+  const user = await users.findByIdForUpdate(realmId, id);
+  if (!user) throw new DomainError('USER_NOT_FOUND', 'User not found');
+  return user;
+}
+
 /** Whether the user holds super-admin in master, i.e. administers every realm. */
 export function isSuperAdmin(user: User): boolean {
   return user.realmId === MASTER_REALM && user.roles.includes(SUPER_ADMIN);

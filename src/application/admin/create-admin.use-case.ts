@@ -57,19 +57,22 @@ export class CreateAdminUseCase {
     const now = this.clock.now();
     const existing = await this.users.findByEmail(realm.id, email.value);
     if (existing) {
-      const before = existing.roles;
-      existing.setRoles([...before, role], now);
-      await this.tx.run(async () => {
-        await this.users.save(existing);
+      const user = await this.tx.run(async () => {
+        const locked = await this.users.findByIdForUpdate(realm.id, existing.id);
+        if (!locked) throw new DomainError('USER_NOT_FOUND', 'User not found');
+        const before = locked.roles;
+        locked.setRoles([...before, role], now);
+        await this.users.save(locked);
         await this.audit.record({
           type: 'user.roles_changed',
           realmId: realm.id,
-          userId: existing.id,
+          userId: locked.id,
           at: now,
-          details: { before, after: existing.roles, by: 'cli' },
+          details: { before, after: locked.roles, by: 'cli' },
         });
+        return locked;
       });
-      return { user: existing, created: false, role };
+      return { user, created: false, role };
     }
     assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
       email: email.value,

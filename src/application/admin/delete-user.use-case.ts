@@ -4,7 +4,7 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class DeleteUserUseCase {
@@ -22,10 +22,10 @@ export class DeleteUserUseCase {
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<void> {
     const { actor, realmId } = input;
-    const user = await findTargetUser(this.users, realmId, input.userId);
-    assertMayManage(actor, user);
     const now = this.clock.now();
     await this.tx.run(async () => {
+      const user = await lockTargetUser(this.users, realmId, input.userId);
+      assertMayManage(actor, user);
       if (!(await this.users.delete(realmId, user.id))) throw new DomainError('USER_NOT_FOUND', 'User not found');
       await this.audit.record({
         type: 'user.deleted',

@@ -6,7 +6,7 @@ import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class ResetUserMfaUseCase {
@@ -26,11 +26,12 @@ export class ResetUserMfaUseCase {
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {
     const { actor, realmId } = input;
-    const user = await findTargetUser(this.users, realmId, input.userId);
-    assertMayManage(actor, user);
     const now = this.clock.now();
-    const removed = user.mfaMethods;
-    await this.tx.run(async () => {
+    return this.tx.run(async () => {
+      // The row lock orders this against a concurrent enrolment or deletion of the user.
+      const user = await lockTargetUser(this.users, realmId, input.userId);
+      assertMayManage(actor, user);
+      const removed = user.mfaMethods;
       await this.mfaCredentials.deleteAllForUser(user.id);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin_mfa_reset');
       await this.audit.record({
@@ -42,8 +43,8 @@ export class ResetUserMfaUseCase {
         at: now,
         details: { methods: removed, revokedSessions: revoked },
       });
+      user.setMfaMethods([]);
+      return user;
     });
-    user.setMfaMethods([]);
-    return user;
   }
 }

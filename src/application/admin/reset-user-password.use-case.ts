@@ -10,7 +10,7 @@ import { PasswordHasher } from '../ports/password-hasher';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+import { AdminActor, assertMayManage, findTargetUser, lockTargetUser } from './admin-actor';
 
 export interface ResetUserPasswordInput {
   actor: AdminActor;
@@ -40,12 +40,13 @@ export class ResetUserPasswordUseCase {
    */
   async execute(input: ResetUserPasswordInput): Promise<{ method: 'set' | 'email' }> {
     const { actor, realm } = input;
-    const user = await findTargetUser(this.users, realm.id, input.userId);
-    assertMayManage(actor, user);
+    // Checked here for a quick answer, and again under the row lock below.
+    const found = await findTargetUser(this.users, realm.id, input.userId);
+    assertMayManage(actor, found);
     let passwordHash: string | null = null;
     if (input.password !== undefined) {
       assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
-        email: user.email,
+        email: found.email,
         contextWords: [realm.id, realm.name],
       });
       passwordHash = await this.hasher.hash(input.password);
@@ -53,6 +54,8 @@ export class ResetUserPasswordUseCase {
     const method = passwordHash ? 'set' : 'email';
     const now = this.clock.now();
     await this.tx.run(async () => {
+      const user = await lockTargetUser(this.users, realm.id, input.userId);
+      assertMayManage(actor, user);
       if (passwordHash) {
         user.changePasswordHash(passwordHash, now);
         await this.users.save(user);

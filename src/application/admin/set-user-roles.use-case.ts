@@ -4,7 +4,7 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayGrant, findTargetUser } from './admin-actor';
+import { AdminActor, assertMayGrant, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class SetUserRolesUseCase {
@@ -22,12 +22,12 @@ export class SetUserRolesUseCase {
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string; roles: string[] }): Promise<User> {
     const { actor, realmId } = input;
-    const user = await findTargetUser(this.users, realmId, input.userId);
-    const before = user.roles;
-    assertMayGrant(actor, realmId, before, input.roles);
     const now = this.clock.now();
-    user.setRoles(input.roles, now);
-    await this.tx.run(async () => {
+    return this.tx.run(async () => {
+      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const before = user.roles;
+      assertMayGrant(actor, realmId, before, input.roles);
+      user.setRoles(input.roles, now);
       await this.users.save(user);
       await this.audit.record({
         type: 'user.roles_changed',
@@ -38,7 +38,7 @@ export class SetUserRolesUseCase {
         at: now,
         details: { before, after: user.roles },
       });
+      return user;
     });
-    return user;
   }
 }

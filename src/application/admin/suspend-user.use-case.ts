@@ -5,7 +5,7 @@ import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class SuspendUserUseCase {
@@ -24,11 +24,11 @@ export class SuspendUserUseCase {
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string; reason?: string }): Promise<User> {
     const { actor, realmId } = input;
-    const user = await findTargetUser(this.users, realmId, input.userId);
-    assertMayManage(actor, user);
     const now = this.clock.now();
-    user.suspend(now);
-    await this.tx.run(async () => {
+    return this.tx.run(async () => {
+      const user = await lockTargetUser(this.users, realmId, input.userId);
+      assertMayManage(actor, user);
+      user.suspend(now);
       await this.users.save(user);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'user_suspended');
       await this.audit.record({
@@ -40,7 +40,7 @@ export class SuspendUserUseCase {
         at: now,
         details: { reason: input.reason ?? null, revokedSessions: revoked },
       });
+      return user;
     });
-    return user;
   }
 }

@@ -4,7 +4,7 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, findTargetUser } from './admin-actor';
+import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class UnlockUserUseCase {
@@ -22,11 +22,11 @@ export class UnlockUserUseCase {
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {
     const { actor, realmId } = input;
-    const user = await findTargetUser(this.users, realmId, input.userId);
-    assertMayManage(actor, user);
     const now = this.clock.now();
-    user.unlock(now);
-    await this.tx.run(async () => {
+    return this.tx.run(async () => {
+      const user = await lockTargetUser(this.users, realmId, input.userId);
+      assertMayManage(actor, user);
+      user.unlock(now);
       await this.users.save(user);
       await this.audit.record({
         type: 'user.unlocked',
@@ -37,7 +37,7 @@ export class UnlockUserUseCase {
         at: now,
         details: { by: 'admin' },
       });
+      return user;
     });
-    return user;
   }
 }

@@ -27,6 +27,12 @@ export abstract class UserRepository {
    * for every request that carries an access token.
    */
   abstract findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idleTimeoutSeconds: number): Promise<User | null>;
+  /**
+   * The user with its row locked until the surrounding transaction ends: call it inside
+   * `Transaction.run` to read, change and `save` a user without losing a concurrent update
+   * (an admin's suspension and the user's own password change, say).
+   */
+  abstract findByIdForUpdate(realmId: string, id: string): Promise<User | null>;
   /** @param email already normalised */
   abstract findByEmail(realmId: string, email: string): Promise<User | null>;
   /** @throws DomainError EMAIL_ALREADY_REGISTERED on a duplicate (realm, email) */
