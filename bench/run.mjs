@@ -6,6 +6,7 @@
 //          --users 10000  --sessions 100000  --large-users 100000 (0: no 100k-user realm)
 //          --bcrypt-cost <BCRYPT_COST or 12>  --clean-runs 0  --max-runs <2 × runs>  --clean-other 0.15
 //          --cpu-prof (server profile in bench/results/<stamp>/)  --keep (keep the database)
+//          --node-options="--flag …" (extra node flags for the server, for experiments)
 // PostgreSQL when DATABASE_URL is set (a database bench_<stamp> is created and dropped), the
 // embedded PGlite otherwise (a temporary DATA_DIR).
 import bcrypt from 'bcrypt';
@@ -18,11 +19,13 @@ import {
 } from './lib/database.mjs';
 import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
 import { machineDescription } from './lib/proc.mjs';
-import { benchEnv, freePort, startServer } from './lib/server.mjs';
+import { benchEnv, freePort, productionNodeFlags, startServer } from './lib/server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 function option(name, fallback) {
+  const inline = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (inline) return inline.slice(name.length + 3);
   const i = process.argv.indexOf(`--${name}`);
   if (i === -1) return fallback;
   const value = process.argv[i + 1];
@@ -43,6 +46,7 @@ const MAX_RUNS = Number(option('max-runs', RUNS * 2));
 const CLEAN_OTHER = Number(option('clean-other', 0.15));
 const CPU_PROF = Boolean(option('cpu-prof', false));
 const KEEP = Boolean(option('keep', false));
+const NODE_OPTIONS = option('node-options', '') ? String(option('node-options')).split(/\s+/).filter(Boolean) : [];
 
 const PASSWORD = 'Bench-Copper-Kettle-2026!';
 const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -159,7 +163,9 @@ async function main() {
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);
 
     // 3. The measured server.
-    server = await startServer({ env, logFile: path.join(resultsDir, 'server.log'), cpuProfileDir: CPU_PROF ? resultsDir : null });
+    server = await startServer({
+      env, logFile: path.join(resultsDir, 'server.log'), cpuProfileDir: CPU_PROF ? resultsDir : null, nodeOptions: NODE_OPTIONS,
+    });
     const origin = server.origin;
     if (database.kind === 'postgresql') monitor = await database.open();
     const databasePids = async () =>
@@ -333,7 +339,7 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped 
   const mb = (bytes) => Math.round(bytes / 2 ** 20);
   const lines = [];
   lines.push(`identity-service benchmark ${stamp}`);
-  lines.push(`machine: ${machine.cpus} CPUs, ${machine.cpuModel}, ${machine.memoryGiB} GiB; node ${machine.node}; UV_THREADPOOL_SIZE ${machine.uvThreadpoolSize}`);
+  lines.push(`machine: ${machine.cpus} CPUs, ${machine.cpuModel}, ${machine.memoryGiB} GiB; node ${machine.node}; UV_THREADPOOL_SIZE ${machine.uvThreadpoolSize}; server: node ${[...productionNodeFlags(), ...NODE_OPTIONS].join(' ')} dist/src/main.js`);
   lines.push(`database: ${database.kind === 'postgresql' ? dbVersion.split(' ').slice(0, 2).join(' ') : 'embedded PGlite (in the server process)'}; seeded ${counts.users} users, ${counts.sessions} sessions, ${counts.realms} realms`);
   lines.push(`autocannon on loopback, keep-alive, ${DURATION} s runs after ${WARMUP} s warm-up, medians over ${RUNS}${CLEAN_RUNS ? ` (clean: other CPU < ${CLEAN_OTHER})` : ''} runs; bcrypt cost ${BCRYPT_COST}`);
   lines.push('');

@@ -9,6 +9,16 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const MAIN = path.join(ROOT, 'dist', 'src', 'main.js');
 const EXIT_ON_SIGNAL = path.join(ROOT, 'bench', 'lib', 'exit-on-signal.cjs');
 
+/**
+ * The node flags of the production command (`npm run start:prod`), so the benchmark runs the
+ * service exactly as it is deployed.
+ */
+export function productionNodeFlags() {
+  const script = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts?.['start:prod'] ?? '';
+  const match = /^node\s+(.*?)\s*dist\/src\/main\.js$/.exec(script.trim());
+  return match ? match[1].split(/\s+/).filter(Boolean) : [];
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
@@ -48,12 +58,12 @@ export function benchEnv({ port, database, bcryptCost }) {
 }
 
 /**
- * Spawns `node dist/src/main.js` and resolves once /health/ready answers 200. With `cpuProfileDir`
+ * Spawns `node <flags of start:prod> dist/src/main.js` and resolves once /health/ready answers 200. With `cpuProfileDir`
  * the server runs under --cpu-prof and writes its profile when stopped.
  */
-export async function startServer({ env, logFile, cpuProfileDir }) {
+export async function startServer({ env, logFile, cpuProfileDir, nodeOptions = [] }) {
   if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "npm run build" first`);
-  const args = [];
+  const args = [...productionNodeFlags(), ...nodeOptions];
   if (cpuProfileDir) {
     fs.mkdirSync(cpuProfileDir, { recursive: true });
     // --cpu-prof writes on a normal exit only; the preload turns SIGUSR2 into process.exit().
