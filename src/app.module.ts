@@ -93,6 +93,7 @@ import { ZxcvbnPasswordBlocklist } from './adapters/crypto/zxcvbn-password-block
 import { UaParserDeviceDetector } from './adapters/device/ua-parser-device-detector';
 import { geoIpFor } from './adapters/geoip/maxmind-geo-ip';
 import { AccountController } from './adapters/http/controllers/account.controller';
+import { DeferredWork } from './adapters/http/deferred-work';
 import { AdminEventsController } from './adapters/http/controllers/admin-events.controller';
 import { AdminRealmsController } from './adapters/http/controllers/admin-realms.controller';
 import { AdminSessionsController } from './adapters/http/controllers/admin-sessions.controller';
@@ -178,6 +179,7 @@ import { ConfigModule } from './config/config.module';
     TypeOrmReadinessProbe,
     OutboxDispatcher,
     OutboxReadinessProbe,
+    DeferredWork,
     // Rate limits (contract §8): @nestjs/throttler's guard, options and storage, bound here.
     RateLimitStorage,
     RateLimitStorageProbe,

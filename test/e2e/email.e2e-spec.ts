@@ -1,5 +1,6 @@
 import { MailMessage, MailTransport } from '../../src/application/ports/mail-transport';
 import { Mailer } from '../../src/application/ports/mailer';
+import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import { OutboxDispatcher } from '../../src/adapters/mail/outbox-dispatcher';
 import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
@@ -26,7 +27,13 @@ interface OutboxRow {
   html_body: string;
 }
 
+/** Waits for the work resend and forgot run after answering. */
+async function settled(t: TestApp): Promise<void> {
+  await t.app.get(DeferredWork).settled();
+}
+
 async function outboxFor(t: TestApp, recipient: string): Promise<OutboxRow[]> {
+  await settled(t);
   return t.dataSource.query(`SELECT * FROM email_outbox WHERE recipient = $1 ORDER BY created_at`, [recipient]);
 }
 
@@ -45,6 +52,7 @@ function anotherDispatcher(t: TestApp, transport: MailTransport = t.app.get(Mail
 }
 
 async function deliverAll(t: TestApp) {
+  await settled(t);
   return dispatcher(t).dispatchDue();
 }
 
@@ -124,7 +132,10 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
 
       const signedIn = await login(t, email);
       expect(signedIn.body.user.emailVerified).toBe(true);
-      const me = await t.api().get('/api/v1/auth/me').set(...bearer(signedIn.body.tokens.accessToken));
+      const me = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(signedIn.body.tokens.accessToken));
       expect(me.body.user.emailVerified).toBe(true);
       expect(await auditTypes(t, id)).toEqual(expect.arrayContaining(['user.registered', 'email.verified']));
     });
@@ -133,7 +144,9 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
       const { email, token } = await registeredWithMail(t, sink);
       const [row] = await outboxFor(t, email);
       expect(row).toMatchObject({ status: 'sent', attempts: 1, locked_until: null, last_error: null, text_body: '', html_body: '' });
-      const stored: { token_hash: string }[] = await t.dataSource.query(`SELECT token_hash FROM one_time_tokens WHERE kind = 'email_verification'`);
+      const stored: { token_hash: string }[] = await t.dataSource.query(
+        `SELECT token_hash FROM one_time_tokens WHERE kind = 'email_verification'`,
+      );
       expect(stored.map((s) => s.token_hash)).not.toContain(token);
     });
 
@@ -193,7 +206,10 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
 
     it('sends a new link to an unverified user and voids the previous one', async () => {
       const { email, token: oldToken } = await registeredWithMail(t, sink);
-      const res = await t.api().post('/api/v1/auth/verify-email/resend').send({ email: `  ${email.toUpperCase()} ` });
+      const res = await t
+        .api()
+        .post('/api/v1/auth/verify-email/resend')
+        .send({ email: `  ${email.toUpperCase()} ` });
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ success: true });
       await deliverAll(t);
@@ -240,7 +256,10 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
         const refreshed = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: old.body.tokens.refreshToken });
         expect(refreshed.status).toBe(401);
         expect(refreshed.body.error.code).toBe('INVALID_TOKEN');
-        const me = await t.api().get('/api/v1/auth/me').set(...bearer(old.body.tokens.accessToken));
+        const me = await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(old.body.tokens.accessToken));
         expect(me.status).toBe(401);
       }
 
@@ -275,7 +294,11 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
       const known: number[] = [];
       const unknown: number[] = [];
       for (let i = 0; i < 15; i += 1) {
-        for (const [target, list] of [[email, known], [uniqueEmail('ghost'), unknown]] as const) {
+        for (const [target, list] of [
+          [email, known],
+          [uniqueEmail('ghost'), unknown],
+        ] as const) {
+          await settled(t);
           const start = process.hrtime.bigint();
           const res = await forgot(t, target);
           list.push(Number(process.hrtime.bigint() - start) / 1e6);
@@ -345,9 +368,23 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true });
 
-      expect((await t.api().get('/api/v1/auth/me').set(...bearer(current.body.tokens.accessToken))).status).toBe(200);
+      expect(
+        (
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(current.body.tokens.accessToken))
+        ).status,
+      ).toBe(200);
       expect((await t.api().post('/api/v1/auth/refresh').send({ refreshToken: current.body.tokens.refreshToken })).status).toBe(200);
-      expect((await t.api().get('/api/v1/auth/me').set(...bearer(other.body.tokens.accessToken))).status).toBe(401);
+      expect(
+        (
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(other.body.tokens.accessToken))
+        ).status,
+      ).toBe(401);
       const otherRefresh = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: other.body.tokens.refreshToken });
       expect(otherRefresh.status).toBe(401);
       expect(otherRefresh.body.error.code).toBe('INVALID_TOKEN');
@@ -458,7 +495,8 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
     it('loses nothing when a dispatcher dies between claim and send: the lease runs out and another sends it', async () => {
       const emails = Array.from({ length: 8 }, () => uniqueEmail('crash'));
       const mailer = t.app.get(Mailer);
-      for (const to of emails) await mailer.enqueue({ realmId: 'default', to, subject: 'Crash test', text: `Hello ${to}`, html: `<p>Hello ${to}</p>` });
+      for (const to of emails)
+        await mailer.enqueue({ realmId: 'default', to, subject: 'Crash test', text: `Hello ${to}`, html: `<p>Hello ${to}</p>` });
 
       // Instance A forwards two messages, then freezes inside send() — as if killed mid-pass.
       const real = t.app.get(MailTransport);
@@ -530,7 +568,10 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
 
     it('refuses a CR/LF header injection at registration with 400 before anything is queued', async () => {
       const evil = uniqueEmail('bcc');
-      const res = await t.api().post('/api/v1/auth/register').send({ email: `a@example.com\r\nBcc: ${evil}`, password: PASSWORD, name: 'Eve' });
+      const res = await t
+        .api()
+        .post('/api/v1/auth/register')
+        .send({ email: `a@example.com\r\nBcc: ${evil}`, password: PASSWORD, name: 'Eve' });
       expect(res.status).toBe(400);
       expect(await outboxFor(t, evil)).toHaveLength(0);
     });
@@ -561,10 +602,7 @@ describe('email: a second instance on the same PostgreSQL database', () => {
     second = await createTestApp({ env, database: first.database });
     const emails: string[] = [];
     for (let i = 0; i < 15; i += 1) emails.push((await register(i % 2 ? first : second, uniqueEmail('twin'))).email);
-    const reports = await Promise.all([
-      first.app.get(OutboxDispatcher).dispatchDue(),
-      second.app.get(OutboxDispatcher).dispatchDue(),
-    ]);
+    const reports = await Promise.all([first.app.get(OutboxDispatcher).dispatchDue(), second.app.get(OutboxDispatcher).dispatchDue()]);
     expect(reports[0].sent + reports[1].sent).toBe(15);
     for (const to of emails) await sink.waitFor(to);
     expect(emails.map((to) => sink.to(to).length)).toEqual(Array(15).fill(1));
@@ -577,7 +615,7 @@ describe('email: the dispatcher polling on its own, as in production', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    t = await createTestApp({ env: { SMTP_URL: sink.url, MAIL_FROM, OUTBOX_POLL_INTERVAL_MS: '50' } });
+    t = await createTestApp({ env: { SMTP_URL: sink.url, MAIL_FROM, OUTBOX_POLL_INTERVAL_MS: '50', RATE_LIMIT_EMAIL: '3/3600' } });
   });
   afterAll(async () => {
     try {
@@ -590,7 +628,23 @@ describe('email: the dispatcher polling on its own, as in production', () => {
   it('delivers the verification email without being asked, and the link verifies the address', async () => {
     const { email } = await register(t, uniqueEmail('poll'));
     const [mail] = await sink.waitFor(email);
-    const res = await t.api().post('/api/v1/auth/verify-email').send({ token: linkToken(mail, '/verify-email') });
+    const res = await t
+      .api()
+      .post('/api/v1/auth/verify-email')
+      .send({ token: linkToken(mail, '/verify-email') });
     expect(res.status).toBe(200);
+  });
+
+  it('limits resend and forgot together to RATE_LIMIT_EMAIL per client IP (429 with Retry-After)', async () => {
+    const email = uniqueEmail('limited');
+    const statuses: number[] = [];
+    for (const path of ['verify-email/resend', 'password/forgot', 'verify-email/resend']) {
+      statuses.push((await t.api().post(`/api/v1/auth/${path}`).send({ email })).status);
+    }
+    const limited = await t.api().post('/api/v1/auth/password/forgot').send({ email });
+    expect(statuses).toEqual([202, 202, 202]);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 });

@@ -14,9 +14,7 @@ export interface ReceivedMail {
 }
 
 function decodeQuotedPrintable(body: string): string {
-  const bytes = body
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
@@ -36,9 +34,7 @@ function decodeWords(value: string): string {
   return value
     .replace(/\?=\s+=\?/g, '?==?')
     .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, kind: string, text: string) =>
-      kind.toUpperCase() === 'B'
-        ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+      kind.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
     );
 }
 
@@ -157,7 +153,13 @@ export class SmtpSink {
         stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-          this.messages.push(parseMail(raw, from, session.envelope.rcptTo.map((r) => r.address.toLowerCase())));
+          this.messages.push(
+            parseMail(
+              raw,
+              from,
+              session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+            ),
+          );
           for (const wake of this.waiters.splice(0)) wake();
           callback();
         });

@@ -2,9 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { assertHeaderSafe, MailMessage, MailTransport } from '../../application/ports/mail-transport';
 
 /**
- * Development transport used when `SMTP_URL` is not set: writes the plain-text message, with
- * its link, to the log so the flow can be finished by hand (contract §6). The link is a live
- * single-use token, which is why production configures SMTP.
+ * Development transport used when `SMTP_URL` is not set: writes the message, with its link, to
+ * the log so the flow can be finished by hand (contract §6). The first line names recipient,
+ * subject and link; the plain-text body follows. The link is a live single-use token, which is
+ * one reason production configures SMTP.
  */
 @Injectable()
 export class LogMailTransport implements MailTransport {
@@ -16,6 +17,8 @@ export class LogMailTransport implements MailTransport {
 
   async send(message: MailMessage): Promise<void> {
     assertHeaderSafe(message);
-    this.logger.log(`Email to ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`);
+    const links = message.text.match(/https?:\/\/\S+/g) ?? [];
+    const summary = `Email to ${message.to} — "${message.subject}"${links.length ? ` — link: ${links.join(' ')}` : ''}`;
+    this.logger.log(`${summary}\n\n${message.text}\n`);
   }
 }

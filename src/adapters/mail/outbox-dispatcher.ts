@@ -144,7 +144,13 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnModuleDestroy
   /** Sends a claimed message and records the outcome, if this dispatcher still holds the lease. */
   async deliver(message: ClaimedMessage): Promise<keyof DispatchReport> {
     try {
-      await this.transport.send({ id: message.id, to: message.recipient, subject: message.subject, text: message.text, html: message.html });
+      await this.transport.send({
+        id: message.id,
+        to: message.recipient,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
     } catch (error) {
       return this.recordFailure(message, error);
     }
@@ -175,7 +181,9 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnModuleDestroy
         WHERE id = $1 AND status = 'pending' AND locked_until = $2`,
       [message.id, message.leaseUntil, retryAt, reason],
     );
-    this.logger.warn(`Email ${message.id} not sent (attempt ${message.attempts} of ${this.config.outboxMaxAttempts}), retry at ${retryAt.toISOString()}: ${reason}`);
+    this.logger.warn(
+      `Email ${message.id} not sent (attempt ${message.attempts} of ${this.config.outboxMaxAttempts}), retry at ${retryAt.toISOString()}: ${reason}`,
+    );
     return 'retrying';
   }
 

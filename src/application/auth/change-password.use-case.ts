@@ -78,7 +78,12 @@ export class ChangePasswordUseCase {
       await this.oneTimeTokens.voidUnused(current.id, 'mfa', now);
       await this.accountEmails.sendPasswordChanged(input.realm, current);
       await this.audit.record({
-        type: 'password.changed', realmId: input.realm.id, userId: current.id, sessionId: input.sessionId, ip: input.ip, at: now,
+        type: 'password.changed',
+        realmId: input.realm.id,
+        userId: current.id,
+        sessionId: input.sessionId,
+        ip: input.ip,
+        at: now,
         details: { otherSessionsRevoked: revoked },
       });
       return { otherSessionsRevoked: revoked };
@@ -88,17 +93,31 @@ export class ChangePasswordUseCase {
   private async recordWrongPassword(input: ChangePasswordInput): Promise<void> {
     const now = this.clock.now();
     await this.tx.run(async () => {
-      const outcome = await this.users.recordFailedLogin(input.realm.id, input.userId, {
-        maxFailures: this.config.lockoutMaxFailures,
-        durationSeconds: this.config.lockoutDurationSeconds,
-      }, now);
+      const outcome = await this.users.recordFailedLogin(
+        input.realm.id,
+        input.userId,
+        {
+          maxFailures: this.config.lockoutMaxFailures,
+          durationSeconds: this.config.lockoutDurationSeconds,
+        },
+        now,
+      );
       await this.audit.record({
-        type: 'login.failed', realmId: input.realm.id, userId: input.userId, sessionId: input.sessionId, ip: input.ip, at: now,
+        type: 'login.failed',
+        realmId: input.realm.id,
+        userId: input.userId,
+        sessionId: input.sessionId,
+        ip: input.ip,
+        at: now,
         details: { reason: 'wrong_current_password', failures: outcome?.failures ?? null },
       });
       if (outcome?.lockedNow) {
         await this.audit.record({
-          type: 'user.locked', realmId: input.realm.id, userId: input.userId, ip: input.ip, at: now,
+          type: 'user.locked',
+          realmId: input.realm.id,
+          userId: input.userId,
+          ip: input.ip,
+          at: now,
           details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
         });
       }

@@ -61,11 +61,22 @@ export class ResetPasswordUseCase {
       await this.oneTimeTokens.voidUnused(current.id, 'mfa', now);
       await this.accountEmails.sendPasswordChanged(input.realm, current);
       await this.audit.record({
-        type: 'user.password_reset', realmId: input.realm.id, userId: current.id, ip: input.ip, at: now,
+        type: 'user.password_reset',
+        realmId: input.realm.id,
+        userId: current.id,
+        ip: input.ip,
+        at: now,
         details: { method: 'email_link', sessionsRevoked: revoked },
       });
       if (newlyVerified) {
-        await this.audit.record({ type: 'email.verified', realmId: input.realm.id, userId: current.id, ip: input.ip, at: now, details: { via: 'password_reset' } });
+        await this.audit.record({
+          type: 'email.verified',
+          realmId: input.realm.id,
+          userId: current.id,
+          ip: input.ip,
+          at: now,
+          details: { via: 'password_reset' },
+        });
       }
     });
   }

@@ -30,7 +30,10 @@ export abstract class MailTransport {
 
 /** Refuses CR and LF in anything that becomes a header line (SMTP header injection, ASVS 5.2.3). */
 export function assertHeaderSafe(message: Pick<MailMessage, 'to' | 'subject'>): void {
-  for (const [field, value] of [['recipient', message.to], ['subject', message.subject]] as const) {
+  for (const [field, value] of [
+    ['recipient', message.to],
+    ['subject', message.subject],
+  ] as const) {
     if (/[\r\n\0]/.test(value)) throw new UndeliverableMessageError(`the ${field} contains a line break`);
   }
 }

@@ -9,6 +9,7 @@ import { VerifyEmailUseCase } from '../../../application/auth/verify-email.use-c
 import { Realm } from '../../../domain/realm/realm';
 import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import { ChangePasswordDto, EmailAddressDto, EmailLinkTokenDto, ResetPasswordDto } from '../dto/account.dto';
+import { DeferredWork } from '../deferred-work';
 import { AppRequest, clientIp } from '../request-context';
 
 /** Email verification and password recovery (contract §3.7). */
@@ -21,6 +22,7 @@ export class AccountController {
     private readonly forgotPassword: ForgotPasswordUseCase,
     private readonly resetPassword: ResetPasswordUseCase,
     private readonly changePassword: ChangePasswordUseCase,
+    private readonly deferred: DeferredWork,
   ) {}
 
   @Public()
@@ -31,23 +33,23 @@ export class AccountController {
     return { success: true };
   }
 
-  /** 202 whether or not the address is known. */
+  /** 202 whether or not the address is known, answered before the lookup is done. */
   @Public()
   @RateLimit('emailRequests')
   @Post('verify-email/resend')
   @HttpCode(202)
-  async resend(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
-    await this.resendVerification.execute({ realm, email: body.email });
+  resend(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
+    this.deferred.run('verification resend', () => this.resendVerification.execute({ realm, email: body.email }));
     return { success: true };
   }
 
-  /** 202 whether or not the address is known. */
+  /** 202 whether or not the address is known, answered before the lookup is done. */
   @Public()
   @RateLimit('emailRequests')
   @Post('password/forgot')
   @HttpCode(202)
-  async forgot(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
-    await this.forgotPassword.execute({ realm, email: body.email });
+  forgot(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
+    this.deferred.run('password reset request', () => this.forgotPassword.execute({ realm, email: body.email }));
     return { success: true };
   }
 
@@ -62,7 +64,12 @@ export class AccountController {
   @ApiBearerAuth()
   @Post('password/change')
   @HttpCode(200)
-  async change(@Body() body: ChangePasswordDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async change(
+    @Body() body: ChangePasswordDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
     await this.changePassword.execute({
       realm,
       userId: principal.sub,

@@ -1,0 +1,263 @@
+import { AccountEmails } from '../../../src/application/auth/account-emails';
+import { ChangePasswordUseCase } from '../../../src/application/auth/change-password.use-case';
+import { EmailLinkTokens } from '../../../src/application/auth/email-link-tokens';
+import { ForgotPasswordUseCase } from '../../../src/application/auth/forgot-password.use-case';
+import { ResendVerificationUseCase } from '../../../src/application/auth/resend-verification.use-case';
+import { ResetPasswordUseCase } from '../../../src/application/auth/reset-password.use-case';
+import { VerifyEmailUseCase } from '../../../src/application/auth/verify-email.use-case';
+import { Realm } from '../../../src/domain/realm/realm';
+import { User, UserState } from '../../../src/domain/user/user';
+import { aUser } from '../../builders/user.builder';
+import { FakeSecureTokens, immediateTransaction, SetPasswordBlocklist } from '../../fakes/simple-fakes';
+import { authFixture } from './auth-fixture';
+
+const PASSWORD = 'correct horse battery staple';
+const NEW_PASSWORD = 'a brand new passphrase 42';
+
+function tokenIn(text: string, path: string): string {
+  const token = new RegExp(`${path}\\?token=([A-Za-z0-9_-]+)`).exec(text)?.[1];
+  if (!token) throw new Error(`no ${path} link in ${text}`);
+  return token;
+}
+
+/** The account use cases on in-memory fakes, around one user. */
+function accountFixture(overrides: Partial<UserState> = {}) {
+  const user = aUser({ email: 'ada@example.com', ...overrides });
+  const f = authFixture([user]);
+  const secureTokens = new FakeSecureTokens();
+  const blocklist = new SetPasswordBlocklist();
+  const accountEmails = new AccountEmails(f.oneTimeTokens, secureTokens, f.mailer, f.config);
+  const linkTokens = new EmailLinkTokens(f.oneTimeTokens, secureTokens, f.userRepo);
+  const tx = immediateTransaction;
+  return {
+    ...f,
+    user,
+    accountEmails,
+    verify: new VerifyEmailUseCase(linkTokens, f.userRepo, f.audit, tx, f.clock),
+    resend: new ResendVerificationUseCase(f.userRepo, accountEmails, tx, f.clock),
+    forgot: new ForgotPasswordUseCase(f.userRepo, accountEmails, tx, f.clock),
+    reset: new ResetPasswordUseCase(
+      linkTokens,
+      f.userRepo,
+      f.sessions,
+      f.oneTimeTokens,
+      f.hasher,
+      blocklist,
+      accountEmails,
+      f.audit,
+      tx,
+      f.clock,
+    ),
+    change: new ChangePasswordUseCase(
+      f.userRepo,
+      f.sessions,
+      f.oneTimeTokens,
+      f.hasher,
+      blocklist,
+      accountEmails,
+      f.audit,
+      tx,
+      f.clock,
+      f.config,
+    ),
+    async signIn() {
+      const result = await f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client });
+      if (result.kind !== 'authenticated') throw new Error('expected a session');
+      return result.sessionId;
+    },
+    lastMail() {
+      return f.mailer.sent[f.mailer.sent.length - 1];
+    },
+  };
+}
+
+describe('VerifyEmailUseCase', () => {
+  it('verifies the address once and records email.verified', async () => {
+    const f = accountFixture();
+    await f.resend.execute({ realm: f.realm, email: 'ADA@example.com ' });
+    const token = tokenIn(f.lastMail().text, '/verify-email');
+    await f.verify.execute({ realm: f.realm, token, ip: '198.51.100.1' });
+    expect((await f.userRepo.findById('default', f.user.id))?.emailVerified).toBe(true);
+    expect(f.audit.types()).toEqual(['email.verified']);
+    await expect(f.verify.execute({ realm: f.realm, token, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+  });
+
+  it('refuses a token of another realm, of another address, or past its 24 hours', async () => {
+    const f = accountFixture();
+    await f.resend.execute({ realm: f.realm, email: f.user.email });
+    const token = tokenIn(f.lastMail().text, '/verify-email');
+    const other = Realm.create({ id: 'other', name: 'Other', now: f.clock.now() });
+    await expect(f.verify.execute({ realm: other, token, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+
+    f.clock.advance(24 * 3600);
+    await expect(f.verify.execute({ realm: f.realm, token, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+    expect((await f.userRepo.findById('default', f.user.id))?.emailVerified).toBe(false);
+  });
+
+  it('refuses the token once the account has another address', async () => {
+    const f = accountFixture();
+    await f.resend.execute({ realm: f.realm, email: f.user.email });
+    const token = tokenIn(f.lastMail().text, '/verify-email');
+    await f.userRepo.save(User.restore({ ...f.user.snapshot(), email: 'changed@example.com' }));
+    await expect(f.verify.execute({ realm: f.realm, token, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+  });
+});
+
+describe('ResendVerificationUseCase and ForgotPasswordUseCase', () => {
+  it('send nothing for an unknown address, and nothing to a suspended account', async () => {
+    const f = accountFixture({ status: 'suspended' });
+    await f.resend.execute({ realm: f.realm, email: 'ghost@example.com' });
+    await f.forgot.execute({ realm: f.realm, email: 'ghost@example.com' });
+    await f.resend.execute({ realm: f.realm, email: f.user.email });
+    await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    expect(f.mailer.sent).toHaveLength(0);
+    expect(f.oneTimeTokens.rows.size).toBe(0);
+  });
+
+  it('resend sends nothing to a verified address', async () => {
+    const f = accountFixture({ emailVerified: true });
+    await f.resend.execute({ realm: f.realm, email: f.user.email });
+    expect(f.mailer.sent).toHaveLength(0);
+  });
+
+  it('forgot stores only the hash of a 1-hour token and voids the previous reset token', async () => {
+    const f = accountFixture();
+    await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    const first = tokenIn(f.lastMail().text, '/reset-password');
+    await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    const rows = [...f.oneTimeTokens.rows.values()];
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.tokenHash)).not.toContain(first);
+    expect(rows.filter((r) => r.usedAt === null)).toHaveLength(1);
+    expect(rows[1].expiresAt.getTime() - f.clock.now().getTime()).toBe(3600 * 1000);
+    await expect(f.reset.execute({ realm: f.realm, token: first, password: NEW_PASSWORD, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+  });
+});
+
+describe('ResetPasswordUseCase', () => {
+  it('sets the password, revokes every session, voids pending MFA challenges and notifies the owner', async () => {
+    const f = accountFixture();
+    await f.signIn();
+    await f.signIn();
+    await f.oneTimeTokens.insert({
+      tokenHash: 'pending-mfa',
+      realmId: 'default',
+      userId: f.user.id,
+      kind: 'mfa',
+      email: null,
+      payload: {},
+      attempts: 0,
+      createdAt: f.clock.now(),
+      expiresAt: new Date(f.clock.now().getTime() + 300_000),
+      usedAt: null,
+    });
+    await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    const token = tokenIn(f.lastMail().text, '/reset-password');
+    await f.reset.execute({ realm: f.realm, token, password: NEW_PASSWORD, ip: '198.51.100.1' });
+
+    const user = await f.userRepo.findById('default', f.user.id);
+    expect(user?.passwordHash).toBe(`hashed:${NEW_PASSWORD}`);
+    expect(user?.emailVerified).toBe(true);
+    expect([...f.sessions.rows.values()].every((s) => s.revokedAt !== null)).toBe(true);
+    expect(f.oneTimeTokens.rows.get('pending-mfa')?.usedAt).not.toBeNull();
+    expect(f.lastMail().subject).toBe('Your password was changed — Default');
+    expect(f.audit.types()).toEqual(expect.arrayContaining(['user.password_reset', 'email.verified']));
+  });
+
+  it('leaves the token usable when the new password breaks the policy', async () => {
+    const f = accountFixture();
+    await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    const token = tokenIn(f.lastMail().text, '/reset-password');
+    await expect(f.reset.execute({ realm: f.realm, token, password: 'password1234', ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    await f.reset.execute({ realm: f.realm, token, password: NEW_PASSWORD, ip: '198.51.100.1' });
+  });
+
+  it('lets an invited user without a password choose one through the invitation link', async () => {
+    const f = accountFixture({ passwordHash: null });
+    await f.accountEmails.sendInvitation(f.realm, f.user, f.clock.now());
+    expect(f.lastMail().subject).toBe('Your new account — Default');
+    const token = tokenIn(f.lastMail().text, '/reset-password');
+    await f.reset.execute({ realm: f.realm, token, password: NEW_PASSWORD, ip: '198.51.100.1' });
+    expect((await f.userRepo.findById('default', f.user.id))?.passwordHash).toBe(`hashed:${NEW_PASSWORD}`);
+  });
+});
+
+describe('ChangePasswordUseCase', () => {
+  it('keeps the current session, revokes the others, voids reset links and notifies the owner', async () => {
+    const f = accountFixture();
+    const current = await f.signIn();
+    const other = await f.signIn();
+    await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    const resetToken = tokenIn(f.lastMail().text, '/reset-password');
+
+    const result = await f.change.execute({
+      realm: f.realm,
+      userId: f.user.id,
+      sessionId: current,
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+      ip: '198.51.100.1',
+    });
+    expect(result).toEqual({ otherSessionsRevoked: 1 });
+    expect(f.sessions.rows.get(current)?.revokedAt).toBeNull();
+    expect(f.sessions.rows.get(other)?.revokedAt).not.toBeNull();
+    expect(f.lastMail().subject).toBe('Your password was changed — Default');
+    expect(f.audit.types()).toContain('password.changed');
+    await expect(
+      f.reset.execute({ realm: f.realm, token: resetToken, password: 'yet another passphrase', ip: '198.51.100.1' }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+  });
+
+  it('counts a wrong current password towards the lockout and locks on the limit', async () => {
+    const f = accountFixture();
+    const current = await f.signIn();
+    for (let i = 0; i < 3; i += 1) {
+      await expect(
+        f.change.execute({
+          realm: f.realm,
+          userId: f.user.id,
+          sessionId: current,
+          currentPassword: 'wrong password!',
+          newPassword: NEW_PASSWORD,
+          ip: '198.51.100.1',
+        }),
+      ).rejects.toMatchObject({ code: 'INVALID_CREDENTIALS' });
+    }
+    const user = await f.userRepo.findById('default', f.user.id);
+    expect(user?.statusAt(f.clock.now())).toBe('locked');
+    expect(user?.passwordHash).toBe(`hashed:${PASSWORD}`);
+    expect(f.audit.types()).toContain('user.locked');
+  });
+
+  it('refuses a new password equal to the current one, naming newPassword', async () => {
+    const f = accountFixture();
+    const current = await f.signIn();
+    await expect(
+      f.change.execute({
+        realm: f.realm,
+        userId: f.user.id,
+        sessionId: current,
+        currentPassword: PASSWORD,
+        newPassword: PASSWORD,
+        ip: '198.51.100.1',
+      }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      meta: { details: [{ field: 'newPassword', message: 'must differ from the current password' }] },
+    });
+  });
+});
