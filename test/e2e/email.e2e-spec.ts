@@ -3,6 +3,7 @@ import { Mailer } from '../../src/application/ports/mailer';
 import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import { OutboxDispatcher } from '../../src/adapters/mail/outbox-dispatcher';
 import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
+import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -100,7 +101,7 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
   beforeAll(async () => {
     sink = await SmtpSink.start();
     t = await createTestApp({
-      env: { SMTP_URL: sink.url, MAIL_FROM, PUBLIC_URL: 'https://app.example.test', OUTBOX_MAX_ATTEMPTS: '3' },
+      env: { ...ADMIN_ENV, SMTP_URL: sink.url, MAIL_FROM, PUBLIC_URL: 'https://app.example.test', OUTBOX_MAX_ATTEMPTS: '3' },
     });
     await t.dataSource.query(`INSERT INTO realms (id, name, created_at) VALUES ('other', 'Other Realm', now())`);
   });
@@ -431,6 +432,39 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
       const res = await t.api().post('/api/v1/auth/password/change').send({ currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('INVALID_TOKEN');
+    });
+  });
+
+  describe('emails an administrator causes (contract §7)', () => {
+    it('POST /v1/admin/users without a password invites the user, whose link sets the password', async () => {
+      const root = await superAdmin(t);
+      const email = uniqueEmail('invited');
+      const created = await adminApi(t, root.accessToken, 'default').post('/users').send({ email, name: 'Invited User' });
+      expect(created.status).toBe(201);
+      expect((await login(t, email, PASSWORD)).status).toBe(401);
+      await deliverAll(t);
+      const [invitation] = await mailsWithSubject(sink, email, 'Your new account — Default');
+      const token = linkToken(invitation, '/reset-password');
+      const reset = await t.api().post('/api/v1/auth/password/reset').send({ token, password: NEW_PASSWORD });
+      expect(reset.status).toBe(200);
+      const signedIn = await login(t, email, NEW_PASSWORD);
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.user.emailVerified).toBe(true);
+    });
+
+    it('POST /v1/admin/users/:id/reset-password without a body emails a reset link and ends the sessions', async () => {
+      const root = await superAdmin(t);
+      const { id, email } = await register(t, uniqueEmail('adminreset'));
+      const session = await login(t, email);
+      const res = await adminApi(t, root.accessToken, 'default').post(`/users/${id}/reset-password`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, method: 'email' });
+      expect((await t.api().post('/api/v1/auth/refresh').send({ refreshToken: session.body.tokens.refreshToken })).status).toBe(401);
+      await deliverAll(t);
+      const [mail] = await mailsWithSubject(sink, email, RESET_SUBJECT);
+      const token = linkToken(mail, '/reset-password');
+      expect((await t.api().post('/api/v1/auth/password/reset').send({ token, password: NEW_PASSWORD })).status).toBe(200);
+      expect((await login(t, email, NEW_PASSWORD)).status).toBe(200);
     });
   });
 
