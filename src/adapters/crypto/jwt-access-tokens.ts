@@ -13,6 +13,8 @@ const KID = /^[A-Za-z0-9_-]{1,64}$/;
 const COMPACT = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 /** ES256 signatures are r ‖ s, 32 bytes each (RFC 7518 §3.4). */
 const SIGNATURE_BYTES = 64;
+/** Tokens whose signature was verified, remembered (about 1 KiB each) so a client's next calls skip ECDSA. */
+const VERIFIED_CACHE_SIZE = 5000;
 /** Keys are re-read at least this often, so every instance follows a rotation made elsewhere. */
 const KEYS_MAX_AGE_MS = 60_000;
 /** Fresh reads (unknown kid, JWKS) are spaced by this much, so forged kids cannot flood the database. */
@@ -43,6 +45,8 @@ const invalid = () => new DomainError('INVALID_TOKEN', 'The access token is inva
 export class JwtAccessTokens implements AccessTokens {
   private keys: Promise<LoadedKey[]> | null = null;
   private loadedAt = 0;
+  /** Exact token text → its verified claims and kid; insertion order is the eviction order. */
+  private readonly verified = new Map<string, { kid: string; claims: VerifiedAccessToken }>();
   private nextFreshRead: Promise<LoadedKey[]> | null = null;
 
   constructor(
@@ -63,6 +67,13 @@ export class JwtAccessTokens implements AccessTokens {
 
   async verify(token: string, now: Date): Promise<VerifiedAccessToken> {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) throw invalid();
+    // A client presents the same token for its whole life: the same text verifies the same way,
+    // so only the time and the key's presence are checked again.
+    const known = this.verified.get(token);
+    if (known && (await this.loadKeys()).some((k) => k.kid === known.kid)) {
+      if (Math.floor(now.getTime() / 1000) >= known.claims.exp) throw new DomainError('TOKEN_EXPIRED', 'The access token has expired');
+      return { ...known.claims, roles: [...known.claims.roles], amr: [...known.claims.amr] };
+    }
     const segments = COMPACT.exec(token);
     if (!segments) throw invalid();
     const header = decodeSegment(segments[1]);
@@ -92,7 +103,10 @@ export class JwtAccessTokens implements AccessTokens {
     ) {
       throw invalid();
     }
-    return { sub, realm, sid, roles, amr, jti, iat, exp };
+    const claims = { sub, realm, sid, roles, amr, jti, iat, exp };
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { kid: key.kid, claims: { ...claims, roles: [...roles], amr: [...amr] } });
+    return claims;
   }
 
   async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
