@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { MailMessage, MailTransport } from '../../src/application/ports/mail-transport';
 import { Mailer } from '../../src/application/ports/mailer';
 import { DeferredWork } from '../../src/adapters/http/deferred-work';
@@ -680,5 +681,31 @@ describe('email: the dispatcher polling on its own, as in production', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('email: without SMTP_URL the message and its link go to the log', () => {
+  let t: TestApp;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logged.push(String(message)));
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+    jest.restoreAllMocks();
+  });
+
+  it('logs the verification link, and the token from the log verifies the address', async () => {
+    expect(t.config.smtpUrl).toBeNull();
+    const { email } = await register(t, uniqueEmail('logged'));
+    expect(await deliverAll(t)).toEqual({ sent: 1, retrying: 0, failed: 0 });
+    const line = logged.find((m) => m.startsWith(`Email to ${email} `));
+    expect(line).toBeDefined();
+    const token = /link: http:\/\/localhost:3000\/verify-email\?token=([A-Za-z0-9_-]{43})/.exec(line as string)?.[1];
+    expect(token).toBeDefined();
+    const res = await t.api().post('/api/v1/auth/verify-email').send({ token });
+    expect(res.status).toBe(200);
   });
 });
