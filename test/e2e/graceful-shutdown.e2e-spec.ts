@@ -37,10 +37,20 @@ function freePort(): Promise<number> {
  * server sends once it has read the headers and started handling the request: from then on
  * the request is in flight on the server, whatever the load.
  */
-function call(port: number, method: string, path: string, body: object | null, agent: http.Agent | false, received?: () => void, requestId?: string): Promise<Answer> {
+function call(
+  port: number,
+  method: string,
+  path: string,
+  body: object | null,
+  agent: http.Agent | false,
+  received?: () => void,
+  requestId?: string,
+): Promise<Answer> {
   return new Promise((done) => {
     const payload = body ? JSON.stringify(body) : undefined;
-    const headers: http.OutgoingHttpHeaders = payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {};
+    const headers: http.OutgoingHttpHeaders = payload
+      ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }
+      : {};
     if (requestId) headers['X-Request-Id'] = requestId;
     if (received) headers.Expect = '100-continue';
     const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
@@ -88,7 +98,19 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
     outDir = mkdtempSync(join(tmpdir(), 'identity-build-'));
     dataDir = mkdtempSync(join(tmpdir(), 'identity-data-'));
     // The production build, compiled apart from dist/ so a developer's build is left alone.
-    await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir, '--incremental', 'false'], { cwd: ROOT });
+    await promisify(execFile)(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        join(ROOT, 'tsconfig.build.json'),
+        '--outDir',
+        outDir,
+        '--incremental',
+        'false',
+      ],
+      { cwd: ROOT },
+    );
     database = await createTestDatabase();
     port = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -149,7 +171,9 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
     while (received < 16) await sleep(5); // all 16 are being handled; bcrypt keeps them busy
     await sleep(200); // past the first burst of work, while every login still waits for bcrypt
 
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child!.once('exit', (code, signal) => done({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child!.once('exit', (code, signal) => done({ code, signal })),
+    );
     let settled = 0;
     logins.forEach((p) => void p.then(() => (settled += 1)));
     const signalledAt = Date.now();
@@ -184,7 +208,9 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
     // Every cheap request got its answer, or never reached the application: refused, or reset
     // while still waiting in the kernel's accept queue when the listening socket closed.
     const handled = new Set([...output.matchAll(/"requestId":"(cheap-\d+)"/g)].map((m) => m[1]));
-    const lost = cheapAnswers.filter((a) => a.status !== 200 && !(a.error === 'ECONNREFUSED' || (a.error === 'ECONNRESET' && !handled.has(a.id))));
+    const lost = cheapAnswers.filter(
+      (a) => a.status !== 200 && !(a.error === 'ECONNREFUSED' || (a.error === 'ECONNRESET' && !handled.has(a.id))),
+    );
     expect(lost).toEqual([]);
     expect(cheapAnswers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
     expect({ code, signal }).toEqual({ code: 0, signal: null });

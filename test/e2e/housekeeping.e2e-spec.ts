@@ -56,10 +56,20 @@ describe('housekeeping: retention purges and signing-key rotation (contract §10
     const idle = await signedInUser(t); // never used again: idle-expired after 7 days
     const outlived = await signedInUser(t); // its absolute lifetime ran out 31 days before the run
     const verifiedUser = await register(t);
-    expect((await t.api().post('/api/v1/auth/verify-email').send({ token: await verificationToken(t, verifiedUser.email) })).status).toBe(200);
+    expect(
+      (
+        await t
+          .api()
+          .post('/api/v1/auth/verify-email')
+          .send({ token: await verificationToken(t, verifiedUser.email) })
+      ).status,
+    ).toBe(200);
     await register(t); // its verification token just expires
     const day0Mail: { id: string }[] = await t.dataSource.query(`SELECT id FROM email_outbox ORDER BY created_at LIMIT 2`);
-    await t.dataSource.query(`UPDATE email_outbox SET status = 'sent', sent_at = $1 WHERE id = ANY($2::uuid[])`, [t0, day0Mail.map((m) => m.id)]);
+    await t.dataSource.query(`UPDATE email_outbox SET status = 'sent', sent_at = $1 WHERE id = ANY($2::uuid[])`, [
+      t0,
+      day0Mail.map((m) => m.id),
+    ]);
     const oldKid = decodeKid(revokedLongAgo.accessToken);
     const oldAudit = await count(t, 'audit_events');
     expect(oldAudit).toBeGreaterThan(5);
@@ -72,15 +82,29 @@ describe('housekeeping: retention purges and signing-key rotation (contract §10
     await logout(t, revokedRecently.refreshToken);
     const freshUser = await register(t);
     const recentMail: { id: string }[] = await t.dataSource.query(`SELECT id FROM email_outbox WHERE recipient = $1`, [freshUser.email]);
-    await t.dataSource.query(`UPDATE email_outbox SET status = 'sent', sent_at = $1 WHERE id = $2`, [new Date(now.getTime() - DAY * 1000), recentMail[0].id]);
+    await t.dataSource.query(`UPDATE email_outbox SET status = 'sent', sent_at = $1 WHERE id = $2`, [
+      new Date(now.getTime() - DAY * 1000),
+      recentMail[0].id,
+    ]);
     const outlivedSid = await sessionIdOf(outlived.accessToken);
-    await t.dataSource.query(`UPDATE sessions SET last_active_at = $1, expires_at = $2 WHERE id = $3`, [now, new Date(now.getTime() - 31 * DAY * 1000), outlivedSid]);
+    await t.dataSource.query(`UPDATE sessions SET last_active_at = $1, expires_at = $2 WHERE id = $3`, [
+      now,
+      new Date(now.getTime() - 31 * DAY * 1000),
+      outlivedSid,
+    ]);
     const recentAudit = await count(t, 'audit_events WHERE at > $1', [new Date(now.getTime() - DAY * 1000)]);
     const pendingMail = await count(t, `email_outbox WHERE status = 'pending'`);
 
     const report = await housekeeping.execute({ batchSize: 2 });
 
-    expect(report).toEqual({ ran: true, sessions: 3, oneTimeTokens: 5, deliveredEmails: 2, auditEvents: oldAudit, rotatedKey: expect.any(String) });
+    expect(report).toEqual({
+      ran: true,
+      sessions: 3,
+      oneTimeTokens: 5,
+      deliveredEmails: 2,
+      auditEvents: oldAudit,
+      rotatedKey: expect.any(String),
+    });
     const gone = [revokedLongAgo, idle, outlived].map((u) => sessionIdOf(u.accessToken));
     for (const sid of await Promise.all(gone)) {
       expect(await exists(t, 'sessions', 'id', sid)).toBe(false);
@@ -105,7 +129,14 @@ describe('housekeeping: retention purges and signing-key rotation (contract §10
     const jwks = (await t.api().get('/.well-known/jwks.json')).body as { keys: { kid: string }[] };
     expect(jwks.keys.map((k) => k.kid)).toEqual([report.rotatedKey, oldKid]);
     expect(decodeKid(live.accessToken)).toBe(oldKid);
-    expect((await t.api().get('/api/v1/auth/me').set(...bearer(live.accessToken))).status).toBe(200);
+    expect(
+      (
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(live.accessToken))
+      ).status,
+    ).toBe(200);
     const after = await signedInUser(t);
     expect(decodeKid(after.accessToken)).toBe(report.rotatedKey);
 
@@ -153,7 +184,8 @@ describe('housekeeping: retention purges and signing-key rotation (contract §10
     const other = new Client({ connectionString: t.database.databaseUrl! });
     await other.connect();
     try {
-      const [held] = (await other.query('SELECT pg_try_advisory_lock($1, $2) AS locked', [JOB_LOCK_NAMESPACE, jobLockKey('housekeeping')])).rows;
+      const [held] = (await other.query('SELECT pg_try_advisory_lock($1, $2) AS locked', [JOB_LOCK_NAMESPACE, jobLockKey('housekeeping')]))
+        .rows;
       expect(held.locked).toBe(true);
       expect(await housekeeping.execute()).toEqual({ ...nothing, ran: false });
       expect(await count(t, 'sessions')).toBe(1);
@@ -165,7 +197,10 @@ describe('housekeeping: retention purges and signing-key rotation (contract §10
   });
 
   onPostgres('does the work once when two instances on one database run it at the same moment', async () => {
-    const second = await createTestApp({ database: t.database, env: { SESSION_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '30', KEY_ROTATION_DAYS: '30' } });
+    const second = await createTestApp({
+      database: t.database,
+      env: { SESSION_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '30', KEY_ROTATION_DAYS: '30' },
+    });
     try {
       for (let i = 0; i < 4; i += 1) {
         const user = await signedInUser(i % 2 ? t : second);

@@ -62,7 +62,13 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
     const failed = track(await t.api().post('/api/v1/auth/login').send({ email, password: wrongPassword }));
     expect(failed.status).toBe(401);
     const fingerprint = JSON.stringify({ canvas: `canvas-${Math.random().toString(36).slice(2)}-hash`, screen: '1920x1080' });
-    const signedIn = track(await t.api().post('/api/v1/auth/login').set('X-Request-Id', 'client-chosen-id-123').send({ email, password, deviceFingerprint: fingerprint }));
+    const signedIn = track(
+      await t
+        .api()
+        .post('/api/v1/auth/login')
+        .set('X-Request-Id', 'client-chosen-id-123')
+        .send({ email, password, deviceFingerprint: fingerprint }),
+    );
     expect(signedIn.status).toBe(200);
     const { accessToken, refreshToken } = signedIn.body.tokens as { accessToken: string; refreshToken: string };
 
@@ -78,7 +84,12 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
         .set('Cookie', `refresh=${next.refreshToken}`),
     );
     expect(me.status).toBe(200);
-    const badBearer = track(await t.api().get('/api/v1/auth/me').set(...bearer(`${accessToken}x`)));
+    const badBearer = track(
+      await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(`${accessToken}x`)),
+    );
     expect(badBearer.status).toBe(401);
     const unsupported = track(await t.api().post('/api/v1/auth/login').set('Content-Type', 'text/plain').send(`password=${password}`));
     expect(unsupported.status).toBe(415);
@@ -103,7 +114,9 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
       fingerprintCanvas: JSON.parse(fingerprint).canvas,
     };
     const leaks = Object.entries(secrets).flatMap(([name, secret]) =>
-      fragments(secret).filter((piece) => text.includes(piece)).map(() => name),
+      fragments(secret)
+        .filter((piece) => text.includes(piece))
+        .map(() => name),
     );
     expect([...new Set(leaks)]).toEqual([]);
 
@@ -116,7 +129,11 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
 
   it('writes one JSON access-log line per request with request id, realm, route, status and duration', async () => {
     logs.chunks.length = 0;
-    const res = await t.api().post('/api/v1/auth/login').set('X-Realm-Id', 'default').send({ email: uniqueEmail('nobody'), password: 'whatever it is' });
+    const res = await t
+      .api()
+      .post('/api/v1/auth/login')
+      .set('X-Realm-Id', 'default')
+      .send({ email: uniqueEmail('nobody'), password: 'whatever it is' });
     expect(res.status).toBe(401);
     await new Promise((resolve) => setImmediate(resolve));
     const entries = logs.lines().filter((line) => line.requestId === res.headers['x-request-id'] && line.msg === 'request completed');

@@ -45,7 +45,11 @@ describe('security headers and CORS (contract §11 CORS_ORIGINS)', () => {
   });
 
   it('lets a listed origin read answers and their request id, credentials included', async () => {
-    const res = await t.api().post('/api/v1/auth/login').set('Origin', 'http://localhost:5173').send({ email: 'nobody@example.com', password: 'whatever it is' });
+    const res = await t
+      .api()
+      .post('/api/v1/auth/login')
+      .set('Origin', 'http://localhost:5173')
+      .send({ email: 'nobody@example.com', password: 'whatever it is' });
     expect(res.status).toBe(401);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(res.headers['access-control-allow-credentials']).toBe('true');

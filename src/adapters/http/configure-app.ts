@@ -8,6 +8,7 @@ import { HTTP_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics.middleware';
 import { corsPolicy, securityHeaders, varyOnOrigin } from './security-headers';
 import { jsonBody, noStore, requestId } from './middleware';
+import { setupOpenApi } from './openapi/openapi';
 import { AppValidationPipe } from './validation.pipe';
 
 /** Everything main.ts and the e2e tests share: middleware order, pipes, proxy trust. */
@@ -26,4 +27,5 @@ export function configureApp(app: INestApplication): void {
   express.use(['/api', '/v1'], noStore);
   express.use(jsonBody);
   app.useGlobalPipes(new AppValidationPipe());
+  setupOpenApi(app);
 }

@@ -75,8 +75,12 @@ export class HousekeepingUseCase {
       report.sessions = await drain(() =>
         this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), sessionIdleTimeoutSeconds, limit),
       );
-      report.oneTimeTokens = await drain(() => this.purger.purgeSpentOneTimeTokens(new Date(now - SPENT_TOKEN_RETENTION_DAYS * DAY_MS), limit));
-      report.deliveredEmails = await drain(() => this.purger.purgeDeliveredEmails(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit));
+      report.oneTimeTokens = await drain(() =>
+        this.purger.purgeSpentOneTimeTokens(new Date(now - SPENT_TOKEN_RETENTION_DAYS * DAY_MS), limit),
+      );
+      report.deliveredEmails = await drain(() =>
+        this.purger.purgeDeliveredEmails(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit),
+      );
       report.auditEvents = await drain(() => this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit));
     });
     return report;

@@ -7,7 +7,12 @@ const NOW = new Date('2026-11-25T12:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);
 
 function setup(purger = new InMemoryExpiredDataPurger(), keyAgeDays = 1) {
-  const config = loadConfig({ SESSION_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '365', KEY_ROTATION_DAYS: '90', SESSION_IDLE_TIMEOUT_SECONDS: '604800' });
+  const config = loadConfig({
+    SESSION_RETENTION_DAYS: '30',
+    AUDIT_RETENTION_DAYS: '365',
+    KEY_ROTATION_DAYS: '90',
+    SESSION_IDLE_TIMEOUT_SECONDS: '604800',
+  });
   const lock = new InMemoryJobLock();
   const tokens = new RotatingAccessTokens(daysAgo(keyAgeDays));
   const useCase = new HousekeepingUseCase(lock, purger, tokens, new TestClock(NOW), config);
@@ -29,7 +34,12 @@ describe('HousekeepingUseCase', () => {
   });
 
   it('deletes in batches until a batch comes back short, and reports the totals', async () => {
-    const purger = new InMemoryExpiredDataPurger(Array.from({ length: 7 }, () => daysAgo(31)), [daysAgo(2), NOW], Array.from({ length: 4 }, () => daysAgo(8)), [daysAgo(400), daysAgo(10)]);
+    const purger = new InMemoryExpiredDataPurger(
+      Array.from({ length: 7 }, () => daysAgo(31)),
+      [daysAgo(2), NOW],
+      Array.from({ length: 4 }, () => daysAgo(8)),
+      [daysAgo(400), daysAgo(10)],
+    );
     const { useCase } = setup(purger);
     const report = await useCase.execute({ batchSize: 3 });
     expect(report).toEqual({ ran: true, sessions: 7, oneTimeTokens: 1, deliveredEmails: 4, auditEvents: 1, rotatedKey: null });
@@ -59,7 +69,14 @@ describe('HousekeepingUseCase', () => {
     const purger = new InMemoryExpiredDataPurger([daysAgo(31)]);
     const { useCase, lock, tokens } = setup(purger, 200);
     lock.heldElsewhere = true;
-    expect(await useCase.execute()).toEqual({ ran: false, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, auditEvents: 0, rotatedKey: null });
+    expect(await useCase.execute()).toEqual({
+      ran: false,
+      sessions: 0,
+      oneTimeTokens: 0,
+      deliveredEmails: 0,
+      auditEvents: 0,
+      rotatedKey: null,
+    });
     expect(purger.calls).toEqual([]);
     expect(tokens.rotations).toBe(0);
   });

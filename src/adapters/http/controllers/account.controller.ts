@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { ChangePasswordUseCase } from '../../../application/auth/change-password.use-case';
 import { ForgotPasswordUseCase } from '../../../application/auth/forgot-password.use-case';
@@ -11,6 +11,8 @@ import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators
 import { ChangePasswordDto, EmailAddressDto, EmailLinkTokenDto, ResetPasswordDto } from '../dto/account.dto';
 import { DeferredWork } from '../deferred-work';
 import { AppRequest, clientIp } from '../request-context';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { SuccessResponse } from '../openapi/schemas';
 
 /** Email verification and password recovery (contract §3.7). */
 @ApiTags('auth')
@@ -26,6 +28,9 @@ export class AccountController {
   ) {}
 
   @Public()
+  @ApiOperation({ summary: 'Verify the email address with the token from the link' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('INVALID_VERIFICATION_TOKEN')
   @Post('verify-email')
   @HttpCode(200)
   async verify(@Body() body: EmailLinkTokenDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -36,6 +41,8 @@ export class AccountController {
   /** 202 whether or not the address is known, answered before the lookup is done. */
   @Public()
   @RateLimit('emailRequests')
+  @ApiOperation({ summary: 'Send the verification email again (always 202: no enumeration)' })
+  @ApiAcceptedResponse({ type: SuccessResponse })
   @Post('verify-email/resend')
   @HttpCode(202)
   resend(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
@@ -46,6 +53,8 @@ export class AccountController {
   /** 202 whether or not the address is known, answered before the lookup is done. */
   @Public()
   @RateLimit('emailRequests')
+  @ApiOperation({ summary: 'Email a password-reset link, valid 1 hour (always 202: no enumeration)' })
+  @ApiAcceptedResponse({ type: SuccessResponse })
   @Post('password/forgot')
   @HttpCode(202)
   forgot(@Body() body: EmailAddressDto, @CurrentRealm() realm: Realm) {
@@ -54,6 +63,9 @@ export class AccountController {
   }
 
   @Public()
+  @ApiOperation({ summary: 'Set a new password with the token from the reset link; revokes every session' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('INVALID_VERIFICATION_TOKEN')
   @Post('password/reset')
   @HttpCode(200)
   async reset(@Body() body: ResetPasswordDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -62,6 +74,9 @@ export class AccountController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'Change the password; revokes the other sessions' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('INVALID_CREDENTIALS')
   @Post('password/change')
   @HttpCode(200)
   async change(

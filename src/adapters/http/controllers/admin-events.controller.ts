@@ -1,10 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListEventsUseCase } from '../../../application/admin/list-events.use-case';
 import { Realm } from '../../../domain/realm/realm';
 import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
 import { ListEventsQuery } from '../dto/admin.dto';
 import { present } from '../presenters';
+import { EventsPage } from '../openapi/schemas';
 
 /** The realm's audit trail (contract §7). */
 @ApiTags('admin')
@@ -16,6 +17,8 @@ import { present } from '../presenters';
 export class AdminEventsController {
   constructor(private readonly listEvents: ListEventsUseCase) {}
 
+  @ApiOperation({ summary: 'The realm’s audit events, newest first' })
+  @ApiOkResponse({ type: EventsPage })
   @Get()
   async list(@Query() query: ListEventsQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { CreateRealmUseCase } from '../../../application/admin/create-realm.use-case';
 import { ListRealmsUseCase } from '../../../application/admin/list-realms.use-case';
@@ -7,6 +7,7 @@ import { AdminRoute, RealmHeader } from '../decorators';
 import { CreateRealmDto } from '../dto/admin.dto';
 import { CurrentAdmin, SuperAdminOnly } from '../guards/admin.guard';
 import { present } from '../presenters';
+import { RealmResponse, RealmsResponse } from '../openapi/schemas';
 
 /** Realms: super-admin of master only (contract §7). */
 @ApiTags('admin')
@@ -22,11 +23,15 @@ export class AdminRealmsController {
     private readonly createRealm: CreateRealmUseCase,
   ) {}
 
+  @ApiOperation({ summary: 'Every realm (super-admin)' })
+  @ApiOkResponse({ type: RealmsResponse })
   @Get()
   async list() {
     return { realms: (await this.listRealms.execute()).map(present.realm) };
   }
 
+  @ApiOperation({ summary: 'Create a realm (super-admin)' })
+  @ApiCreatedResponse({ type: RealmResponse })
   @Post()
   @HttpCode(201)
   async create(@Body() body: CreateRealmDto, @CurrentAdmin() actor: AdminActor) {

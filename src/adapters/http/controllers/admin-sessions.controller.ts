@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { ListSessionsUseCase } from '../../../application/admin/list-sessions.use-case';
 import { RevokeSessionUseCase } from '../../../application/admin/revoke-session.use-case';
@@ -12,6 +12,8 @@ import { ListSessionsQuery, PageQuery } from '../dto/admin.dto';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
 import { present } from '../presenters';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { RevokedResponse, SessionsPage, SuccessResponse } from '../openapi/schemas';
 
 /** Sessions of a realm and of one user (contract §7). */
 @ApiTags('admin')
@@ -28,6 +30,8 @@ export class AdminSessionsController {
     private readonly config: AppConfig,
   ) {}
 
+  @ApiOperation({ summary: 'The realm’s live sessions' })
+  @ApiOkResponse({ type: SessionsPage })
   @Get('sessions')
   async list(@Query() query: ListSessionsQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
@@ -36,6 +40,9 @@ export class AdminSessionsController {
     return this.page(result, page, limit);
   }
 
+  @ApiOperation({ summary: 'Revoke a session' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('SESSION_NOT_FOUND')
   @Delete('sessions/:id')
   @HttpCode(200)
   async revoke(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -43,6 +50,9 @@ export class AdminSessionsController {
     return { success: true };
   }
 
+  @ApiOperation({ summary: 'A user’s live sessions' })
+  @ApiOkResponse({ type: SessionsPage })
+  @ApiErrors('USER_NOT_FOUND')
   @Get('users/:id/sessions')
   async listForUser(@Param('id') id: string, @Query() query: PageQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
@@ -51,6 +61,9 @@ export class AdminSessionsController {
     return this.page(result, page, limit);
   }
 
+  @ApiOperation({ summary: 'Revoke all of a user’s sessions' })
+  @ApiOkResponse({ type: RevokedResponse })
+  @ApiErrors('USER_NOT_FOUND')
   @Delete('users/:id/sessions')
   @HttpCode(200)
   async revokeForUser(

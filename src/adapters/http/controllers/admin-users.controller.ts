@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ActivateUserUseCase } from '../../../application/admin/activate-user.use-case';
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { CreateUserUseCase } from '../../../application/admin/create-user.use-case';
@@ -19,6 +19,8 @@ import { CreateUserDto, ListUsersQuery, ResetPasswordDto, SetRolesDto, SuspendUs
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
 import { present } from '../presenters';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { PasswordResetResult, SuccessResponse, UserResponse, UsersPage } from '../openapi/schemas';
 
 /** Users of a realm (contract §7). */
 @ApiTags('admin')
@@ -42,6 +44,8 @@ export class AdminUsersController {
     private readonly clock: Clock,
   ) {}
 
+  @ApiOperation({ summary: 'List and search the realm’s users' })
+  @ApiOkResponse({ type: UsersPage })
   @Get()
   async list(@Query() query: ListUsersQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
@@ -59,17 +63,26 @@ export class AdminUsersController {
     return { users: users.map((user) => present.user(user, now)), pagination: present.pagination(total, page, limit) };
   }
 
+  @ApiOperation({ summary: 'Create a user; without a password an invitation email is sent' })
+  @ApiCreatedResponse({ type: UserResponse })
+  @ApiErrors('EMAIL_ALREADY_REGISTERED')
   @Post()
   @HttpCode(201)
   async create(@Body() body: CreateUserDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     return this.user(await this.createUser.execute({ actor, realm, ...body }));
   }
 
+  @ApiOperation({ summary: 'One user' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND')
   @Get(':id')
   async get(@Param('id') id: string, @CurrentRealm() realm: Realm) {
     return this.user(await this.getUser.execute({ realmId: realm.id, userId: id }));
   }
 
+  @ApiOperation({ summary: 'Delete a user with their sessions, credentials and tokens' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('USER_NOT_FOUND')
   @Delete(':id')
   @HttpCode(200)
   async remove(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -77,24 +90,36 @@ export class AdminUsersController {
     return { success: true };
   }
 
+  @ApiOperation({ summary: 'Suspend a user; revokes their sessions' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND', 'INVALID_USER_STATE')
   @Post(':id/suspend')
   @HttpCode(200)
   async suspend(@Param('id') id: string, @Body() body: SuspendUserDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     return this.user(await this.suspendUser.execute({ actor, realmId: realm.id, userId: id, reason: body.reason }));
   }
 
+  @ApiOperation({ summary: 'Reactivate a suspended user' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND', 'INVALID_USER_STATE')
   @Post(':id/activate')
   @HttpCode(200)
   async activate(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     return this.user(await this.activateUser.execute({ actor, realmId: realm.id, userId: id }));
   }
 
+  @ApiOperation({ summary: 'Unlock a locked user' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND', 'INVALID_USER_STATE')
   @Post(':id/unlock')
   @HttpCode(200)
   async unlock(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     return this.user(await this.unlockUser.execute({ actor, realmId: realm.id, userId: id }));
   }
 
+  @ApiOperation({ summary: 'Set a password, or email a reset link; revokes the user’s sessions' })
+  @ApiOkResponse({ type: PasswordResetResult })
+  @ApiErrors('USER_NOT_FOUND')
   @Post(':id/reset-password')
   @HttpCode(200)
   async resetUserPassword(
@@ -107,6 +132,9 @@ export class AdminUsersController {
     return { success: true, method };
   }
 
+  @ApiOperation({ summary: 'Remove every second factor of a user; revokes their sessions' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND')
   @Post(':id/mfa/reset')
   @HttpCode(200)
   async resetUserMfa(
@@ -118,6 +146,9 @@ export class AdminUsersController {
     return this.user(await this.resetMfa.execute({ actor, realmId: realm.id, userId: id }));
   }
 
+  @ApiOperation({ summary: 'Replace a user’s realm roles' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND')
   @Put(':id/roles')
   @HttpCode(200)
   async roles(@Param('id') id: string, @Body() body: SetRolesDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { GetMeUseCase } from '../../../application/auth/get-me.use-case';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
@@ -12,6 +12,8 @@ import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
 import { present } from '../presenters';
 import { AppRequest, clientContext, clientIp } from '../request-context';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { LOGIN_EXAMPLES, LoginResponse, RegisterResponse, SuccessResponse, TokensResponse, UserResponse } from '../openapi/schemas';
 
 @ApiTags('auth')
 @Controller('api/v1/auth')
@@ -27,6 +29,9 @@ export class AuthController {
 
   @Public()
   @RateLimit('register')
+  @ApiOperation({ summary: 'Register (§3.1); a verification email is queued' })
+  @ApiCreatedResponse({ type: RegisterResponse })
+  @ApiErrors('EMAIL_ALREADY_REGISTERED')
   @Post('register')
   @HttpCode(201)
   async register(@Body() body: RegisterDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -39,6 +44,9 @@ export class AuthController {
 
   @Public()
   @RateLimit('login')
+  @ApiOperation({ summary: 'Log in with email and password (§3.2)' })
+  @ApiOkResponse({ type: LoginResponse, description: 'Tokens, or an mfaToken when the user has MFA', examples: LOGIN_EXAMPLES })
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED')
   @Post('login')
   @HttpCode(200)
   async signIn(@Body() body: LoginDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -56,6 +64,9 @@ export class AuthController {
 
   @Public()
   @RateLimit('refresh')
+  @ApiOperation({ summary: 'Rotate the refresh token (§3.3): a new pair; the old token stops working' })
+  @ApiOkResponse({ type: TokensResponse })
+  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED')
   @Post('refresh')
   @HttpCode(200)
   async rotate(@Body() body: RefreshDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -68,6 +79,9 @@ export class AuthController {
   }
 
   @Public()
+  @ApiOperation({ summary: 'Log out (§3.4): revokes the session' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('INVALID_TOKEN')
   @Post('logout')
   @HttpCode(200)
   async signOut(@Body() body: LogoutDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -76,6 +90,8 @@ export class AuthController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'The signed-in user' })
+  @ApiOkResponse({ type: UserResponse })
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub, loaded: principal.user });

@@ -1,8 +1,9 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { READINESS_PROBES, ReadinessProbe } from '../../../application/ports/readiness-probe';
 import { Public, RealmHeader } from '../decorators';
+import { LiveResponse, ReadyResponse } from '../openapi/schemas';
 
 @ApiTags('operations')
 @Public()
@@ -11,12 +12,17 @@ import { Public, RealmHeader } from '../decorators';
 export class HealthController {
   constructor(@Inject(READINESS_PROBES) private readonly probes: ReadinessProbe[]) {}
 
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ type: LiveResponse })
   @Get('live')
   live() {
     return { status: 'ok' };
   }
 
   /** 200 when the database is reachable and migrated; 503 otherwise. */
+  @ApiOperation({ summary: 'Readiness: database reachable and migrated' })
+  @ApiOkResponse({ type: ReadyResponse })
+  @ApiServiceUnavailableResponse({ type: ReadyResponse, description: 'A critical check failed' })
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: Response) {
     const checks = (await Promise.all(this.probes.map((p) => p.check()))).flat();

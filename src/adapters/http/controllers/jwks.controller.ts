@@ -1,7 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessTokens } from '../../../application/ports/access-tokens';
 import { Public, RealmHeader } from '../decorators';
+import { JwksResponse } from '../openapi/schemas';
 
 @ApiTags('keys')
 @Controller('.well-known')
@@ -11,6 +12,8 @@ export class JwksController {
   /** Public keys for resource servers (contract §3.7); at the root, not under /api. */
   @Public()
   @RealmHeader('none')
+  @ApiOperation({ summary: 'Public keys to verify access tokens: the current key and the previous one' })
+  @ApiOkResponse({ type: JwksResponse })
   @Get('jwks.json')
   @Header('Cache-Control', 'public, max-age=300')
   jwks() {

@@ -1,8 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { PrometheusMetrics } from '../../metrics/prometheus-metrics';
 import { Public, RealmHeader } from '../decorators';
+import { METRICS_EXAMPLE } from '../openapi/schemas';
 
 /** Prometheus text format (contract §10). Expose it to the scraper only, at the network level. */
 @ApiTags('operations')
@@ -12,6 +13,9 @@ import { Public, RealmHeader } from '../decorators';
 export class MetricsController {
   constructor(private readonly metrics: PrometheusMetrics) {}
 
+  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)' })
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ schema: { type: 'string', example: METRICS_EXAMPLE } })
   @Get()
   async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
     const body = await this.metrics.render();

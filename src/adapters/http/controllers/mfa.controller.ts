@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { ConfirmTotpUseCase } from '../../../application/mfa/confirm-totp.use-case';
 import { DisableTotpUseCase } from '../../../application/mfa/disable-totp.use-case';
@@ -24,6 +24,8 @@ import {
 } from '../dto/mfa.dto';
 import { present } from '../presenters';
 import { AppRequest, clientContext, clientIp } from '../request-context';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { AuthenticatedResponse, MfaEnabledResponse, MfaResponse, MfaStatusResponse, PublicKeyCredentialCreationOptionsView, PublicKeyCredentialRequestOptionsView, RecoveryCodesResponse, TotpSetupResponse, WebauthnRegisteredResponse } from '../openapi/schemas';
 
 function actor(realm: Realm, principal: Principal, req: AppRequest): MfaActor {
   return { realm, userId: principal.sub, sessionId: principal.sid, ip: clientIp(req) };
@@ -48,6 +50,9 @@ export class MfaController {
 
   @Public()
   @RateLimit('mfaVerify')
+  @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor (§3.5, §3.6)' })
+  @ApiOkResponse({ type: AuthenticatedResponse })
+  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED')
   @Post('verify')
   @HttpCode(200)
   async verify(@Body() body: MfaVerifyDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -62,6 +67,9 @@ export class MfaController {
   }
 
   @Public()
+  @ApiOperation({ summary: 'WebAuthn challenge for an mfaToken (PublicKeyCredentialRequestOptionsJSON)' })
+  @ApiOkResponse({ type: PublicKeyCredentialRequestOptionsView })
+  @ApiErrors('INVALID_TOKEN', 'TOKEN_EXPIRED')
   @Post('webauthn/options')
   @HttpCode(200)
   async webauthnOptions(@Body() body: MfaTokenDto, @CurrentRealm() realm: Realm) {
@@ -69,12 +77,17 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'The caller’s second factors' })
+  @ApiOkResponse({ type: MfaStatusResponse })
   @Get()
   async status(@CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
     return present.mfaStatus(await this.getStatus.execute(actor(realm, principal, req)));
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'Start TOTP enrolment: a secret, pending until confirmed' })
+  @ApiOkResponse({ type: TotpSetupResponse })
+  @ApiErrors('INVALID_USER_STATE')
   @Post('totp/setup')
   @HttpCode(200)
   async totpSetup(@CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -83,6 +96,9 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'Confirm TOTP with a current code; recovery codes when it is the first method' })
+  @ApiOkResponse({ type: MfaEnabledResponse })
+  @ApiErrors('INVALID_USER_STATE')
   @Post('totp/confirm')
   @HttpCode(200)
   async totpConfirm(@Body() body: TotpConfirmDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -91,6 +107,9 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'Remove TOTP (password required)' })
+  @ApiOkResponse({ type: MfaResponse })
+  @ApiErrors('INVALID_CREDENTIALS', 'NOT_FOUND')
   @Delete('totp')
   @HttpCode(200)
   async totpDelete(@Body() body: PasswordConfirmationDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -99,6 +118,8 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'WebAuthn registration options (PublicKeyCredentialCreationOptionsJSON)' })
+  @ApiOkResponse({ type: PublicKeyCredentialCreationOptionsView })
   @Post('webauthn/register/options')
   @HttpCode(200)
   async registerOptions(@Body() body: WebauthnRegisterOptionsDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -106,6 +127,8 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'Register a WebAuthn credential from the browser’s registration response' })
+  @ApiOkResponse({ type: WebauthnRegisteredResponse })
   @Post('webauthn/register/verify')
   @HttpCode(200)
   async registerVerify(@Body() body: WebauthnRegisterVerifyDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -118,6 +141,9 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'Remove a WebAuthn credential (password required)' })
+  @ApiOkResponse({ type: MfaResponse })
+  @ApiErrors('INVALID_CREDENTIALS', 'NOT_FOUND')
   @Delete('webauthn/:credentialId')
   @HttpCode(200)
   async webauthnDelete(
@@ -132,6 +158,9 @@ export class MfaController {
   }
 
   @ApiBearerAuth()
+  @ApiOperation({ summary: 'New recovery codes (password required); the old ones stop working' })
+  @ApiOkResponse({ type: RecoveryCodesResponse })
+  @ApiErrors('INVALID_CREDENTIALS', 'INVALID_USER_STATE')
   @Post('recovery-codes')
   @HttpCode(200)
   async recoveryCodes(@Body() body: PasswordConfirmationDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { ListOwnSessionsUseCase } from '../../../application/auth/list-own-sessions.use-case';
 import { RevokeOtherSessionsUseCase } from '../../../application/auth/revoke-other-sessions.use-case';
@@ -8,6 +8,8 @@ import { AppConfig } from '../../../config/app-config';
 import { CurrentPrincipal } from '../decorators';
 import { present } from '../presenters';
 import { AppRequest, clientIp } from '../request-context';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { OwnSessionsResponse, RevokedResponse, SuccessResponse } from '../openapi/schemas';
 
 /** The caller's own sessions (contract §3.7). */
 @ApiTags('auth')
@@ -21,6 +23,8 @@ export class SessionsController {
     private readonly config: AppConfig,
   ) {}
 
+  @ApiOperation({ summary: 'The caller’s live sessions' })
+  @ApiOkResponse({ type: OwnSessionsResponse })
   @Get()
   async list(@CurrentPrincipal() principal: Principal) {
     const sessions = await this.listOwn.execute({ realmId: principal.realm, userId: principal.sub });
@@ -29,6 +33,9 @@ export class SessionsController {
     };
   }
 
+  @ApiOperation({ summary: 'Revoke one of the caller’s sessions' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('SESSION_NOT_FOUND')
   @Delete(':id')
   @HttpCode(200)
   async revoke(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -36,6 +43,8 @@ export class SessionsController {
     return { success: true };
   }
 
+  @ApiOperation({ summary: 'Revoke all the caller’s sessions but the current one' })
+  @ApiOkResponse({ type: RevokedResponse })
   @Delete()
   @HttpCode(200)
   async revokeAllButCurrent(@CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {

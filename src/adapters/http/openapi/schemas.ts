@@ -1,0 +1,379 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { AUDIT_EVENT_TYPES } from '../dto/admin.dto';
+import { ERROR_STATUS } from '../errors/error-status';
+
+/*
+ * Response shapes of the contract (API.md §2, §3, §7, §10) for the OpenAPI document. They
+ * describe what presenters.ts produces; nothing at run time uses them.
+ */
+
+const ID = { example: '0f8b5a52-3f0e-4a8e-9d55-2b8e0a3c7d11' };
+const AT = { example: '2026-11-25T21:44:00.000Z', format: 'date-time' };
+const MFA_METHODS = ['totp', 'webauthn'];
+
+// ── errors (§1, §9) ──────────────────────────────────────────────────────────────────────────
+
+export class FieldErrorView {
+  @ApiProperty({ example: 'email' }) field: string;
+  @ApiProperty({ example: 'must be an email' }) message: string;
+}
+
+export class ErrorBodyView {
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'VALIDATION_FAILED' }) code: string;
+  @ApiProperty({ example: 'email must be an email' }) message: string;
+  @ApiProperty({ example: 400, description: 'The HTTP status, repeated' }) status: number;
+  @ApiPropertyOptional({ type: [FieldErrorView], description: 'Only on VALIDATION_FAILED' }) details?: FieldErrorView[];
+  @ApiPropertyOptional({ description: 'Only on MFA_REQUIRED: verify it at POST /api/v1/auth/mfa/verify (§3.6)' }) mfaToken?: string;
+}
+
+export class ErrorEnvelope {
+  @ApiProperty({ type: ErrorBodyView }) error: ErrorBodyView;
+}
+
+// ── authentication (§2, §3) ──────────────────────────────────────────────────────────────────
+
+export class RegisteredUserView {
+  @ApiProperty(ID) id: string;
+  @ApiProperty({ example: 'alice@example.com' }) email: string;
+  @ApiProperty({ example: false }) emailVerified: boolean;
+}
+
+export class AuthUserView extends RegisteredUserView {
+  @ApiProperty({ example: false }) mfaEnabled: boolean;
+}
+
+export class TokensView {
+  @ApiProperty({
+    description: 'ES256 JWT (typ at+jwt); verify with GET /.well-known/jwks.json',
+    example: 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2ln',
+  })
+  accessToken: string;
+  @ApiProperty({
+    description: 'Opaque, single use: every refresh returns a new one',
+    example: 'r1Q2kY0mJ8m8b1Vw3c5Zp7x9A0dE2fG4hJ6kL8mN0pQ',
+  })
+  refreshToken: string;
+  @ApiProperty({ example: 900, description: 'Access-token lifetime in seconds' }) expiresIn: number;
+}
+
+export class RegisterResponse {
+  @ApiProperty({ type: RegisteredUserView }) user: RegisteredUserView;
+  @ApiProperty({ example: 'Registration successful. Check your email to verify your address.' }) message: string;
+}
+
+export class LoginResponse {
+  @ApiProperty({ type: AuthUserView }) user: AuthUserView;
+  @ApiProperty({ type: TokensView, nullable: true, description: 'null when requiresMfa' }) tokens: TokensView | null;
+  @ApiProperty({ example: false }) requiresMfa: boolean;
+  @ApiPropertyOptional({ description: 'Only when requiresMfa: single use, valid 5 minutes, 5 wrong codes at most' }) mfaToken?: string;
+  @ApiPropertyOptional({ enum: MFA_METHODS, isArray: true, description: 'Only when requiresMfa' }) mfaMethods?: string[];
+}
+
+export class TokensResponse {
+  @ApiProperty({ type: TokensView }) tokens: TokensView;
+}
+
+export class AuthenticatedResponse {
+  @ApiProperty({ type: AuthUserView }) user: AuthUserView;
+  @ApiProperty({ type: TokensView }) tokens: TokensView;
+}
+
+export class SuccessResponse {
+  @ApiProperty({ example: true }) success: boolean;
+}
+
+export class RevokedResponse extends SuccessResponse {
+  @ApiProperty({ example: 2, description: 'How many sessions were revoked' }) revoked: number;
+}
+
+// ── users and sessions (§2) ──────────────────────────────────────────────────────────────────
+
+export class ProfileView {
+  @ApiProperty({ example: 'Alice' }) firstName: string;
+  @ApiProperty({ example: 'Smith' }) lastName: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) avatar: string | null;
+}
+
+export class MfaView {
+  @ApiProperty({ example: false }) enabled: boolean;
+  @ApiProperty({ enum: MFA_METHODS, isArray: true, example: [] }) methods: string[];
+}
+
+export class UserView {
+  @ApiProperty(ID) id: string;
+  @ApiProperty({ example: 'alice@example.com' }) email: string;
+  @ApiProperty({ example: true }) emailVerified: boolean;
+  @ApiProperty({ type: ProfileView }) profile: ProfileView;
+  @ApiProperty({ type: MfaView }) mfa: MfaView;
+  @ApiProperty({ enum: ['active', 'suspended', 'locked'], example: 'active' }) status: string;
+  @ApiProperty({ type: [String], example: [] }) roles: string[];
+  @ApiProperty(AT) createdAt: string;
+  @ApiProperty({ ...AT, type: String, nullable: true }) lastLoginAt: string | null;
+}
+
+export class UserResponse {
+  @ApiProperty({ type: UserView }) user: UserView;
+}
+
+export class DeviceView {
+  @ApiProperty({ example: 'c2b7e0d4a1f3' }) id: string;
+  @ApiProperty({ example: 'Chrome 131 on macOS' }) name: string;
+  @ApiProperty({ enum: ['browser', 'mobile', 'desktop', 'api', 'unknown'], example: 'browser' }) type: string;
+  @ApiProperty({ type: String, nullable: true, description: 'As recorded at login' }) fingerprint: string | null;
+}
+
+export class LocationView {
+  @ApiProperty({ type: String, nullable: true, example: 'FR' }) country: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Paris' }) city: string | null;
+}
+
+export class SessionFlagView {
+  @ApiProperty({ enum: ['fingerprint_mismatch'] }) reason: string;
+  @ApiProperty({ example: 0.42, minimum: 0, maximum: 1 }) score: number;
+  @ApiProperty(AT) flaggedAt: string;
+}
+
+export class SessionView {
+  @ApiProperty(ID) id: string;
+  @ApiProperty(ID) userId: string;
+  @ApiProperty({ type: DeviceView }) device: DeviceView;
+  @ApiProperty({ example: '203.0.113.7' }) ip: string;
+  @ApiProperty({ type: LocationView }) location: LocationView;
+  @ApiProperty({ enum: ['active', 'flagged'], example: 'active' }) status: string;
+  @ApiProperty({ type: SessionFlagView, nullable: true }) flag: SessionFlagView | null;
+  @ApiProperty(AT) createdAt: string;
+  @ApiProperty(AT) lastActiveAt: string;
+  @ApiProperty(AT) expiresAt: string;
+}
+
+export class OwnSessionView extends SessionView {
+  @ApiProperty({ example: true, description: 'The session of the access token used' }) current: boolean;
+}
+
+export class OwnSessionsResponse {
+  @ApiProperty({ type: [OwnSessionView] }) sessions: OwnSessionView[];
+}
+
+export class PaginationView {
+  @ApiProperty({ example: 42 }) total: number;
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 20 }) limit: number;
+}
+
+export class UsersPage {
+  @ApiProperty({ type: [UserView] }) users: UserView[];
+  @ApiProperty({ type: PaginationView }) pagination: PaginationView;
+}
+
+export class SessionsPage {
+  @ApiProperty({ type: [SessionView] }) sessions: SessionView[];
+  @ApiProperty({ type: PaginationView }) pagination: PaginationView;
+}
+
+export class AuditEventView {
+  @ApiProperty(ID) id: string;
+  @ApiProperty({ enum: AUDIT_EVENT_TYPES, example: 'login.succeeded' }) type: string;
+  @ApiProperty({ example: 'default' }) realmId: string;
+  @ApiProperty({ type: String, nullable: true }) userId: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The acting admin, for admin actions' }) actorId: string | null;
+  @ApiProperty({ type: String, nullable: true }) sessionId: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' }) ip: string | null;
+  @ApiProperty(AT) at: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { amr: ['pwd'] } }) details: Record<string, unknown>;
+}
+
+export class EventsPage {
+  @ApiProperty({ type: [AuditEventView] }) events: AuditEventView[];
+  @ApiProperty({ type: PaginationView }) pagination: PaginationView;
+}
+
+export class PasswordResetResult extends SuccessResponse {
+  @ApiProperty({ enum: ['set', 'email'], description: 'set: the given password was set; email: a reset link was sent' }) method: string;
+}
+
+export class RealmView {
+  @ApiProperty({ example: 'acme', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) id: string;
+  @ApiProperty({ example: 'Acme Corp' }) name: string;
+  @ApiProperty(AT) createdAt: string;
+}
+
+export class RealmResponse {
+  @ApiProperty({ type: RealmView }) realm: RealmView;
+}
+
+export class RealmsResponse {
+  @ApiProperty({ type: [RealmView] }) realms: RealmView[];
+}
+
+// ── MFA (§3.5, §3.7) ─────────────────────────────────────────────────────────────────────────
+
+export class WebauthnCredentialView {
+  @ApiProperty({ example: 'hK3b9…base64url' }) id: string;
+  @ApiProperty({ example: 'YubiKey 5C' }) name: string;
+  @ApiProperty(AT) createdAt: string;
+  @ApiProperty({ ...AT, type: String, nullable: true }) lastUsedAt: string | null;
+}
+
+export class CreatedCredentialView {
+  @ApiProperty({ example: 'hK3b9…base64url' }) id: string;
+  @ApiProperty({ example: 'YubiKey 5C' }) name: string;
+  @ApiProperty(AT) createdAt: string;
+}
+
+export class MfaStatusResponse {
+  @ApiProperty({ example: true }) enabled: boolean;
+  @ApiProperty({ enum: MFA_METHODS, isArray: true, example: ['totp'] }) methods: string[];
+  @ApiProperty({ type: [WebauthnCredentialView] }) webauthnCredentials: WebauthnCredentialView[];
+  @ApiProperty({ example: 10 }) recoveryCodesRemaining: number;
+}
+
+export class TotpSetupResponse {
+  @ApiProperty({ example: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', description: 'base32; shown once, pending until confirmed' }) secret: string;
+  @ApiProperty({ example: 'otpauth://totp/Identity%20Service:alice%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Identity%20Service' })
+  otpauthUrl: string;
+  @ApiProperty({ example: 'data:image/png;base64,iVBORw0KGgo…', description: 'PNG data URL of the otpauth URL' }) qrCode: string;
+}
+
+export class MfaResponse {
+  @ApiProperty({ type: MfaView }) mfa: MfaView;
+}
+
+export class MfaEnabledResponse extends MfaResponse {
+  @ApiPropertyOptional({
+    type: [String],
+    description: '10 codes, shown once; only when this is the first method',
+    example: ['7f3k-9q2m', '…'],
+  })
+  recoveryCodes?: string[];
+}
+
+export class WebauthnRegisteredResponse extends MfaEnabledResponse {
+  @ApiProperty({ type: CreatedCredentialView }) credential: CreatedCredentialView;
+}
+
+export class RecoveryCodesResponse {
+  @ApiProperty({ type: [String], description: '10 new codes; the old ones stop working', example: ['7f3k-9q2m', '…'] })
+  recoveryCodes: string[];
+}
+
+export class PublicKeyCredentialRequestOptionsView {
+  @ApiProperty({ description: 'base64url', example: 'Zm9vYmFyYmF6cXV4' }) challenge: string;
+  @ApiPropertyOptional({ example: 60000 }) timeout?: number;
+  @ApiPropertyOptional({ example: 'localhost' }) rpId?: string;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } }) allowCredentials?: object[];
+  @ApiPropertyOptional({ enum: ['required', 'preferred', 'discouraged'] }) userVerification?: string;
+}
+
+export class PublicKeyCredentialCreationOptionsView {
+  @ApiProperty({ description: 'base64url', example: 'Zm9vYmFyYmF6cXV4' }) challenge: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { id: 'localhost', name: 'Identity Service' } }) rp: object;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { id: 'base64url', name: 'alice@example.com', displayName: 'alice@example.com' },
+  })
+  user: object;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, example: [{ type: 'public-key', alg: -7 }] })
+  pubKeyCredParams: object[];
+  @ApiPropertyOptional({ example: 60000 }) timeout?: number;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } }) excludeCredentials?: object[];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) authenticatorSelection?: object;
+  @ApiPropertyOptional({ example: 'none' }) attestation?: string;
+}
+
+// ── keys and operations (§3.7, §10) ──────────────────────────────────────────────────────────
+
+export class JwkView {
+  @ApiProperty({ example: 'EC' }) kty: string;
+  @ApiProperty({ example: 'P-256' }) crv: string;
+  @ApiProperty({ example: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU' }) x: string;
+  @ApiProperty({ example: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }) y: string;
+  @ApiProperty(ID) kid: string;
+  @ApiProperty({ example: 'ES256' }) alg: string;
+  @ApiProperty({ example: 'sig' }) use: string;
+}
+
+export class JwksResponse {
+  @ApiProperty({ type: [JwkView], description: 'The current key first, then the previous one' }) keys: JwkView[];
+}
+
+export class LiveResponse {
+  @ApiProperty({ example: 'ok' }) status: string;
+}
+
+export class ReadinessCheckView {
+  @ApiProperty({ example: true }) ok: boolean;
+  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], example: 'applied' }) detail?: string | number;
+}
+
+export class ReadyResponse {
+  @ApiProperty({ enum: ['ok', 'unavailable'], example: 'ok' }) status: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/ReadinessCheckView' },
+    example: { database: { ok: true }, migrations: { ok: true, detail: 'applied' } },
+  })
+  checks: Record<string, ReadinessCheckView>;
+}
+
+/** Every class above, registered with the document even where no decorator names it. */
+export const RESPONSE_SCHEMAS = [
+  ErrorEnvelope,
+  ReadinessCheckView,
+  RegisterResponse,
+  LoginResponse,
+  TokensResponse,
+  AuthenticatedResponse,
+  SuccessResponse,
+  RevokedResponse,
+  UserResponse,
+  OwnSessionsResponse,
+  UsersPage,
+  SessionsPage,
+  EventsPage,
+  PasswordResetResult,
+  RealmResponse,
+  RealmsResponse,
+  MfaStatusResponse,
+  TotpSetupResponse,
+  MfaResponse,
+  MfaEnabledResponse,
+  WebauthnRegisteredResponse,
+  RecoveryCodesResponse,
+  PublicKeyCredentialRequestOptionsView,
+  PublicKeyCredentialCreationOptionsView,
+  JwksResponse,
+  LiveResponse,
+  ReadyResponse,
+];
+
+/** The two shapes of a successful login (§3.2). */
+export const LOGIN_EXAMPLES = {
+  tokens: {
+    summary: 'No MFA: a token pair',
+    value: {
+      user: { id: '0f8b5a52-3f0e-4a8e-9d55-2b8e0a3c7d11', email: 'alice@example.com', emailVerified: true, mfaEnabled: false },
+      tokens: {
+        accessToken: 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIuLi4ifQ.c2ln',
+        refreshToken: 'r1Q2kY0mJ8m8b1Vw3c5Zp7x9A0dE2fG4hJ6kL8mN0pQ',
+        expiresIn: 900,
+      },
+      requiresMfa: false,
+    },
+  },
+  mfa: {
+    summary: 'MFA enabled: an mfaToken for POST /api/v1/auth/mfa/verify',
+    value: {
+      user: { id: '0f8b5a52-3f0e-4a8e-9d55-2b8e0a3c7d11', email: 'alice@example.com', emailVerified: true, mfaEnabled: true },
+      tokens: null,
+      requiresMfa: true,
+      mfaToken: 'mQ3v8n1Yb0c2Xk7ZpL4sT9wE6rA5uJ1hG0fD3eC2bB8',
+      mfaMethods: ['totp', 'webauthn'],
+    },
+  },
+};
+
+export const METRICS_EXAMPLE = `# HELP identity_logins_total Password logins by outcome (success, invalid_credentials, suspended, locked)
+# TYPE identity_logins_total counter
+identity_logins_total{outcome="success"} 42
+`;

@@ -1,0 +1,96 @@
+import { DomainErrorCode } from '../../src/domain/errors';
+
+/**
+ * Every route of the contract (API.md §3, §3.7, §7, §10), with its success status and the error
+ * codes the contract names for it. Paths in OpenAPI form. The OpenAPI document must describe
+ * each one (test/contract/openapi.spec.ts).
+ */
+export interface ContractRoute {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  status: number;
+  auth: 'public' | 'bearer';
+  errors: DomainErrorCode[];
+}
+
+const AUTH = '/api/v1/auth';
+const ADMIN = '/v1/admin';
+const TOKEN: DomainErrorCode[] = ['INVALID_TOKEN', 'TOKEN_EXPIRED'];
+const ADMIN_ERRORS: DomainErrorCode[] = [...TOKEN, 'FORBIDDEN', 'VALIDATION_FAILED', 'REALM_NOT_FOUND'];
+
+const route = (
+  method: ContractRoute['method'],
+  path: string,
+  status: number,
+  auth: ContractRoute['auth'],
+  errors: DomainErrorCode[] = [],
+): ContractRoute => ({
+  method,
+  path,
+  status,
+  auth,
+  errors: auth === 'bearer' ? [...new Set([...TOKEN, ...errors])] : errors,
+});
+
+export const CONTRACT_ROUTES: ContractRoute[] = [
+  // §3.1–3.6
+  route('post', `${AUTH}/register`, 201, 'public', ['EMAIL_ALREADY_REGISTERED', 'VALIDATION_FAILED', 'REALM_NOT_FOUND', 'RATE_LIMITED']),
+  route('post', `${AUTH}/login`, 200, 'public', [
+    'INVALID_CREDENTIALS',
+    'ACCOUNT_SUSPENDED',
+    'ACCOUNT_LOCKED',
+    'VALIDATION_FAILED',
+    'RATE_LIMITED',
+  ]),
+  route('post', `${AUTH}/refresh`, 200, 'public', [
+    'INVALID_TOKEN',
+    'MFA_REQUIRED',
+    'REAUTHENTICATION_REQUIRED',
+    'VALIDATION_FAILED',
+    'RATE_LIMITED',
+  ]),
+  route('post', `${AUTH}/logout`, 200, 'public', ['INVALID_TOKEN']),
+  route('post', `${AUTH}/mfa/verify`, 200, 'public', ['INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'RATE_LIMITED']),
+  route('post', `${AUTH}/mfa/webauthn/options`, 200, 'public', ['INVALID_TOKEN']),
+  // §3.7
+  route('post', `${AUTH}/verify-email`, 200, 'public', ['INVALID_VERIFICATION_TOKEN']),
+  route('post', `${AUTH}/verify-email/resend`, 202, 'public', ['RATE_LIMITED']),
+  route('post', `${AUTH}/password/forgot`, 202, 'public', ['RATE_LIMITED']),
+  route('post', `${AUTH}/password/reset`, 200, 'public', ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_FAILED']),
+  route('post', `${AUTH}/password/change`, 200, 'bearer', ['INVALID_CREDENTIALS', 'VALIDATION_FAILED']),
+  route('get', `${AUTH}/me`, 200, 'bearer'),
+  route('get', `${AUTH}/sessions`, 200, 'bearer'),
+  route('delete', `${AUTH}/sessions/{id}`, 200, 'bearer', ['SESSION_NOT_FOUND']),
+  route('delete', `${AUTH}/sessions`, 200, 'bearer'),
+  route('get', `${AUTH}/mfa`, 200, 'bearer'),
+  route('post', `${AUTH}/mfa/totp/setup`, 200, 'bearer'),
+  route('post', `${AUTH}/mfa/totp/confirm`, 200, 'bearer', ['VALIDATION_FAILED']),
+  route('delete', `${AUTH}/mfa/totp`, 200, 'bearer'),
+  route('post', `${AUTH}/mfa/webauthn/register/options`, 200, 'bearer'),
+  route('post', `${AUTH}/mfa/webauthn/register/verify`, 200, 'bearer'),
+  route('delete', `${AUTH}/mfa/webauthn/{credentialId}`, 200, 'bearer'),
+  route('post', `${AUTH}/mfa/recovery-codes`, 200, 'bearer'),
+  route('get', '/.well-known/jwks.json', 200, 'public'),
+  // §7
+  route('get', `${ADMIN}/users`, 200, 'bearer', ADMIN_ERRORS),
+  route('post', `${ADMIN}/users`, 201, 'bearer', [...ADMIN_ERRORS, 'EMAIL_ALREADY_REGISTERED']),
+  route('get', `${ADMIN}/users/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('delete', `${ADMIN}/users/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('post', `${ADMIN}/users/{id}/suspend`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND', 'INVALID_USER_STATE']),
+  route('post', `${ADMIN}/users/{id}/activate`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND', 'INVALID_USER_STATE']),
+  route('post', `${ADMIN}/users/{id}/unlock`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND', 'INVALID_USER_STATE']),
+  route('post', `${ADMIN}/users/{id}/reset-password`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('post', `${ADMIN}/users/{id}/mfa/reset`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('put', `${ADMIN}/users/{id}/roles`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('get', `${ADMIN}/sessions`, 200, 'bearer', ADMIN_ERRORS),
+  route('delete', `${ADMIN}/sessions/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'SESSION_NOT_FOUND']),
+  route('get', `${ADMIN}/users/{id}/sessions`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('delete', `${ADMIN}/users/{id}/sessions`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
+  route('get', `${ADMIN}/events`, 200, 'bearer', ADMIN_ERRORS),
+  route('get', `${ADMIN}/realms`, 200, 'bearer', ADMIN_ERRORS),
+  route('post', `${ADMIN}/realms`, 201, 'bearer', ADMIN_ERRORS),
+  // §10
+  route('get', '/health/live', 200, 'public'),
+  route('get', '/health/ready', 200, 'public'),
+  route('get', '/metrics', 200, 'public'),
+];

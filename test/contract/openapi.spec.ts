@@ -1,0 +1,159 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { ERROR_STATUS } from '../../src/adapters/http/errors/error-status';
+import { createTestApp, TestApp } from '../support/test-app';
+import { CONTRACT_ROUTES, ContractRoute } from './api-routes';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  security?: unknown[];
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, { schema: Json }> };
+  responses: Record<
+    string,
+    { description: string; content?: Record<string, { schema?: Json; examples?: Record<string, { value: { error: Json } }> }> }
+  >;
+}
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Json> };
+}
+
+const label = (r: ContractRoute) => `${r.method.toUpperCase()} ${r.path}`;
+
+describe('OpenAPI document (contract §10): /docs and /docs/openapi.json', () => {
+  let t: TestApp;
+  let doc: Document;
+  let resolved: Document;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const res = await t.api().get('/docs/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body as Document;
+    resolved = (await SwaggerParser.dereference(structuredClone(doc) as never)) as unknown as Document;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is a valid OpenAPI 3 document (swagger-parser)', async () => {
+    expect(doc.openapi).toMatch(/^3\./);
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it('serves Swagger UI at /docs', async () => {
+    const page = await t.api().get('/docs').redirects(1);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('swagger-ui');
+    const init = await t.api().get('/docs/swagger-ui-init.js');
+    expect(init.status).toBe(200);
+    expect(init.text).toContain('"openapi"');
+  });
+
+  it('describes exactly the routes of the contract, no more, no fewer', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(CONTRACT_ROUTES.map(label).sort());
+  });
+
+  describe.each(CONTRACT_ROUTES.map((r) => [label(r), r] as const))('%s', (_name, route) => {
+    const op = () => doc.paths[route.path]?.[route.method];
+
+    it(`answers ${route.status} with a response schema and an example`, () => {
+      const success = op().responses[String(route.status)];
+      expect(success).toBeDefined();
+      const content = success.content ?? {};
+      const [type] = Object.keys(content);
+      expect(type).toBe(route.path === '/metrics' ? 'text/plain' : 'application/json');
+      expect(content[type].schema).toBeDefined();
+      if (type === 'application/json') {
+        const schema = resolved.paths[route.path][route.method].responses[String(route.status)].content![type].schema!;
+        expect(schema.type).toBe('object');
+        expect(JSON.stringify(schema)).toContain('"example"');
+      }
+    });
+
+    it('gives every status a schema, errors the contract envelope with one example per code', () => {
+      for (const [status, response] of Object.entries(op().responses)) {
+        const schemas = Object.values(response.content ?? {}).map((c) => c.schema);
+        expect({ status, schemas: schemas.length }).toEqual({ status, schemas: expect.any(Number) });
+        expect(schemas.length).toBeGreaterThan(0);
+        if (Number(status) >= 400 && !(route.path === '/health/ready' && status === '503')) {
+          const json = response.content!['application/json'];
+          expect(json.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+          for (const [code, example] of Object.entries(json.examples ?? {})) {
+            expect(example.value.error).toMatchObject({ code, status: Number(status), message: expect.any(String) });
+          }
+        }
+      }
+    });
+
+    it('lists the error codes the contract names for it', () => {
+      const missing = route.errors.filter(
+        (code) => !op().responses[String(ERROR_STATUS[code])]?.content?.['application/json']?.examples?.[code],
+      );
+      expect(missing).toEqual([]);
+    });
+
+    it(`is ${route.auth === 'bearer' ? 'protected by a bearer token' : 'public'} and documents X-Realm-Id`, () => {
+      expect(op().security).toEqual(route.auth === 'bearer' ? [{ bearer: [] }] : []);
+      const realm = (op().parameters ?? []).find((p) => p.in === 'header' && p.name === 'X-Realm-Id');
+      if (route.path.startsWith('/v1/admin')) expect(realm?.required).toBe(true);
+      else if (route.path.startsWith('/api/v1/auth')) expect(realm?.required).toBe(false);
+      else expect(realm).toBeUndefined();
+    });
+  });
+
+  it('describes request bodies with their fields, and none for body-less actions', () => {
+    const body = (method: string, path: string) =>
+      resolved.paths[path][method].requestBody?.content['application/json'].schema as Json | undefined;
+    expect(body('post', '/api/v1/auth/register')).toMatchObject({
+      required: ['email', 'password', 'name'],
+      properties: { email: { example: 'alice@example.com' } },
+    });
+    expect(Object.keys((body('post', '/api/v1/auth/login')!.properties as Json) ?? {})).toEqual(['email', 'password', 'deviceFingerprint']);
+    expect(body('post', '/api/v1/auth/mfa/verify')!.properties).toMatchObject({ type: { enum: ['totp', 'webauthn', 'recovery'] } });
+    expect(body('put', '/v1/admin/users/{id}/roles')!.required).toEqual(['roles']);
+    expect(body('post', '/v1/admin/users/{id}/activate')).toBeUndefined();
+    expect(body('get', '/api/v1/auth/me')).toBeUndefined();
+  });
+
+  it('describes the shapes of the contract: error envelope, login, user, session, pagination', () => {
+    const schemas = resolved.components.schemas;
+    expect(Object.keys((schemas.ErrorBodyView as Json).properties as Json)).toEqual(['code', 'message', 'status', 'details', 'mfaToken']);
+    expect((schemas.ErrorBodyView as { required: string[] }).required).toEqual(['code', 'message', 'status']);
+    expect(((schemas.ErrorBodyView as Json).properties as Record<string, Json>).code.enum).toEqual(Object.keys(ERROR_STATUS));
+    const login = resolved.paths['/api/v1/auth/login'].post.responses['200'].content!['application/json'].schema!;
+    expect(Object.keys(login.properties as Json)).toEqual(['user', 'tokens', 'requiresMfa', 'mfaToken', 'mfaMethods']);
+    const me = resolved.paths['/api/v1/auth/me'].get.responses['200'].content!['application/json'].schema!;
+    expect(Object.keys(((me.properties as Record<string, Json>).user.properties as Json) ?? {})).toEqual([
+      'id',
+      'email',
+      'emailVerified',
+      'profile',
+      'mfa',
+      'status',
+      'roles',
+      'createdAt',
+      'lastLoginAt',
+    ]);
+    const sessions = resolved.paths['/v1/admin/sessions'].get.responses['200'].content!['application/json'].schema!;
+    expect(Object.keys(sessions.properties as Json)).toEqual(['sessions', 'pagination']);
+    const ready = resolved.paths['/health/ready'].get.responses['503'].content!['application/json'].schema!;
+    expect(Object.keys(ready.properties as Json)).toEqual(['status', 'checks']);
+  });
+
+  it('puts Retry-After on 423 and 429 answers and X-Request-Id on every answer', () => {
+    const login = doc.paths['/api/v1/auth/login'].post.responses as Record<string, { headers?: Json }>;
+    expect(Object.keys(login['423'].headers ?? {})).toContain('Retry-After');
+    expect(Object.keys(login['429'].headers ?? {})).toContain('Retry-After');
+    for (const item of Object.values(doc.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const response of Object.values(operation.responses) as { headers?: Json }[])
+          expect(Object.keys(response.headers ?? {})).toContain('X-Request-Id');
+      }
+    }
+  });
+});
