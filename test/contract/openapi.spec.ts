@@ -1,5 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { ERROR_STATUS } from '../../src/adapters/http/errors/error-status';
+import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
+import { bearer, signedInUser } from '../support/flows';
 import { createTestApp, TestApp } from '../support/test-app';
 import { CONTRACT_ROUTES, ContractRoute } from './api-routes';
 
@@ -19,6 +21,42 @@ interface Document {
   components: { schemas: Record<string, Json> };
 }
 
+/** Where `value` departs from `schema` (a dereferenced OpenAPI schema): missing, unknown or mistyped fields. */
+function departures(value: unknown, schema: Json, at = '$'): string[] {
+  if (value === null) return schema.nullable ? [] : [`${at}: null`];
+  if (Array.isArray(schema.oneOf))
+    return (schema.oneOf as Json[]).some((s) => departures(value, s, at).length === 0) ? [] : [`${at}: matches no oneOf`];
+  if (Array.isArray(schema.allOf)) return (schema.allOf as Json[]).flatMap((s) => departures(value, s, at));
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in enum`];
+  switch (schema.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return [`${at}: not an object`];
+      const record = value as Json;
+      const properties = (schema.properties ?? {}) as Record<string, Json>;
+      const problems = ((schema.required ?? []) as string[]).filter((k) => !(k in record)).map((k) => `${at}.${k}: missing`);
+      for (const [key, field] of Object.entries(record)) {
+        if (properties[key]) problems.push(...departures(field, properties[key], `${at}.${key}`));
+        else if (typeof schema.additionalProperties === 'object')
+          problems.push(...departures(field, schema.additionalProperties as Json, `${at}.${key}`));
+        else if (!schema.additionalProperties) problems.push(`${at}.${key}: not documented`);
+      }
+      return problems;
+    }
+    case 'array':
+      return Array.isArray(value)
+        ? value.flatMap((item, i) => departures(item, (schema.items ?? {}) as Json, `${at}[${i}]`))
+        : [`${at}: not an array`];
+    case 'integer':
+    case 'number':
+      return typeof value === 'number' ? [] : [`${at}: not a number`];
+    case 'string':
+    case 'boolean':
+      return typeof value === schema.type ? [] : [`${at}: not a ${schema.type}`];
+    default:
+      return [];
+  }
+}
+
 const label = (r: ContractRoute) => `${r.method.toUpperCase()} ${r.path}`;
 
 describe('OpenAPI document (contract §10): /docs and /docs/openapi.json', () => {
@@ -27,7 +65,7 @@ describe('OpenAPI document (contract §10): /docs and /docs/openapi.json', () =>
   let resolved: Document;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: ADMIN_ENV });
     const res = await t.api().get('/docs/openapi.json');
     expect(res.status).toBe(200);
     doc = res.body as Document;
@@ -155,5 +193,89 @@ describe('OpenAPI document (contract §10): /docs and /docs/openapi.json', () =>
           expect(Object.keys(response.headers ?? {})).toContain('X-Request-Id');
       }
     }
+  });
+
+  it('matches what the service really answers (success and error bodies against their schemas)', async () => {
+    const schemaFor = (method: string, path: string, status: number) =>
+      resolved.paths[path][method].responses[String(status)].content!['application/json'].schema!;
+    const user = await signedInUser(t);
+    const root = await superAdmin(t);
+    const admin = adminApi(t, root.accessToken, 'default');
+    const calls: [string, string, number, { status: number; body: unknown }][] = [
+      [
+        'post',
+        '/api/v1/auth/register',
+        201,
+        await t
+          .api()
+          .post('/api/v1/auth/register')
+          .send({ email: `doc.${Date.now()}@example.com`, password: 'correct horse battery staple', name: 'Doc Check' }),
+      ],
+      [
+        'post',
+        '/api/v1/auth/login',
+        200,
+        await t.api().post('/api/v1/auth/login').send({ email: user.email, password: 'correct horse battery staple' }),
+      ],
+      [
+        'post',
+        '/api/v1/auth/login',
+        401,
+        await t.api().post('/api/v1/auth/login').send({ email: user.email, password: 'not the password' }),
+      ],
+      ['post', '/api/v1/auth/register', 400, await t.api().post('/api/v1/auth/register').send({ email: 'nope', password: 'x', name: '' })],
+      [
+        'get',
+        '/api/v1/auth/me',
+        200,
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(user.accessToken)),
+      ],
+      [
+        'get',
+        '/api/v1/auth/sessions',
+        200,
+        await t
+          .api()
+          .get('/api/v1/auth/sessions')
+          .set(...bearer(user.accessToken)),
+      ],
+      [
+        'get',
+        '/api/v1/auth/mfa',
+        200,
+        await t
+          .api()
+          .get('/api/v1/auth/mfa')
+          .set(...bearer(user.accessToken)),
+      ],
+      [
+        'post',
+        '/api/v1/auth/mfa/totp/setup',
+        200,
+        await t
+          .api()
+          .post('/api/v1/auth/mfa/totp/setup')
+          .set(...bearer(user.accessToken)),
+      ],
+      ['post', '/api/v1/auth/refresh', 200, await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken })],
+      ['get', '/.well-known/jwks.json', 200, await t.api().get('/.well-known/jwks.json')],
+      ['get', '/health/live', 200, await t.api().get('/health/live')],
+      ['get', '/health/ready', 200, await t.api().get('/health/ready')],
+      ['get', '/v1/admin/users', 200, await admin.get('/users?limit=5')],
+      ['get', '/v1/admin/users/{id}', 200, await admin.get(`/users/${user.id}`)],
+      ['get', '/v1/admin/sessions', 200, await admin.get('/sessions?limit=5')],
+      ['get', '/v1/admin/events', 200, await admin.get('/events?limit=5')],
+      ['get', '/v1/admin/realms', 200, await adminApi(t, root.accessToken, 'master').get('/realms')],
+      ['get', '/v1/admin/users/{id}', 404, await admin.get('/users/00000000-0000-4000-8000-000000000000')],
+    ];
+    const problems = calls.flatMap(([method, path, status, res]) =>
+      res.status !== status
+        ? [`${method} ${path}: status ${res.status}`]
+        : departures(res.body, schemaFor(method, path, status)).map((p) => `${method} ${path} ${status} ${p}`),
+    );
+    expect(problems).toEqual([]);
   });
 });
