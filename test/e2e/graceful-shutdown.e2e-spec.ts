@@ -155,19 +155,26 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
     // Load: slow logins, half of them on kept-alive connections, plus a stream of cheap requests.
     const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 8 });
     await Promise.all(Array.from({ length: 8 }, () => call(port, 'GET', '/health/live', null, keepAlive))); // 8 open, idle sockets
-    let received = 0;
-    const logins = Array.from({ length: 16 }, (_, i) =>
-      call(port, 'POST', '/api/v1/auth/login', { email, password: PASSWORD }, i % 2 ? keepAlive : false, () => (received += 1)),
-    );
     const cheap: Promise<Answer & { id: string }>[] = [];
+    let answered = 0;
     let streaming = true;
     const stream = (async () => {
       while (streaming) {
         const id = `cheap-${cheap.length}`;
-        cheap.push(call(port, 'GET', '/health/live', null, false, undefined, id).then((a) => ({ ...a, id })));
+        cheap.push(
+          call(port, 'GET', '/health/live', null, false, undefined, id).then((a) => {
+            if (a.status === 200) answered += 1;
+            return { ...a, id };
+          }),
+        );
         await sleep(5);
       }
     })();
+    while (answered === 0) await sleep(5); // the stream is flowing
+    let received = 0;
+    const logins = Array.from({ length: 16 }, (_, i) =>
+      call(port, 'POST', '/api/v1/auth/login', { email, password: PASSWORD }, i % 2 ? keepAlive : false, () => (received += 1)),
+    );
     while (received < 16) await sleep(5); // all 16 are being handled; bcrypt keeps them busy
     await sleep(200); // past the first burst of work, while every login still waits for bcrypt
 
