@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
 import { pino, DestinationStream, Logger, LoggerOptions } from 'pino';
 import { pinoHttp, HttpLogger, Options } from 'pino-http';
 import { AppConfig } from '../../../config/app-config';
@@ -62,7 +63,7 @@ export function serializeError(error: unknown): Record<string, unknown> {
 export function loggerOptions(config: Pick<AppConfig, 'logLevel'>): LoggerOptions {
   return {
     level: config.logLevel,
-    base: { service: 'identity-service', pid: process.pid },
+    base: { service: 'identity-service', hostname: hostname(), pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
@@ -88,6 +89,9 @@ export function createRootLogger(config: Pick<AppConfig, 'logLevel'>, destinatio
  * never logged. Request-scoped log lines carry the same `requestId`.
  */
 export function createHttpLogger(root: Logger): HttpLogger {
+  // Below the configured level a success line is 'silent': pino-http then skips the bindings and
+  // child logger it would build for a line that is never written.
+  const successLevel = root.isLevelEnabled('info') ? 'info' : 'silent';
   const options: Options<IncomingMessage, ServerResponse> = {
     logger: root,
     // The id set by the requestId middleware, so the X-Request-Id header and the logs agree.
@@ -104,7 +108,7 @@ export function createHttpLogger(root: Logger): HttpLogger {
       const r = req as AppRequest;
       return { realm: r.realm?.id, route: (r.route as { path?: string } | undefined)?.path, userId: r.principal?.sub };
     },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : successLevel),
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request failed',
   };
