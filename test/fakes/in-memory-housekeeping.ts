@@ -1,6 +1,8 @@
 import { AccessTokens } from '../../src/application/ports/access-tokens';
 import { ExpiredDataPurger } from '../../src/application/ports/expired-data-purger';
 import { JobLock } from '../../src/application/ports/job-lock';
+import { RealmRepository } from '../../src/application/ports/realm.repository';
+import { Realm } from '../../src/domain/realm/realm';
 import { FakeAccessTokens } from './simple-fakes';
 
 /** Rows past retention as plain timestamps; each purge removes up to `limit` of those before the cutoff. */
@@ -78,5 +80,23 @@ export class RotatingAccessTokens extends FakeAccessTokens implements AccessToke
     this.keyCreatedAt = now;
     this.rotations += 1;
     return `kid-${this.rotations}`;
+  }
+}
+
+export class InMemoryRealmRepository extends RealmRepository {
+  constructor(readonly realms: Realm[] = []) {
+    super();
+  }
+  async findById(id: string): Promise<Realm | null> {
+    return this.realms.find((r) => r.id === id) ?? null;
+  }
+  async list(): Promise<Realm[]> {
+    return [...this.realms];
+  }
+  async insert(realm: Realm): Promise<void> {
+    this.realms.push(realm);
+  }
+  async ensure(realm: Realm): Promise<void> {
+    if (!this.realms.some((r) => r.id === realm.id)) this.realms.push(realm);
   }
 }

@@ -4,6 +4,7 @@ import { AccessTokens } from '../ports/access-tokens';
 import { Clock } from '../ports/clock';
 import { ExpiredDataPurger } from '../ports/expired-data-purger';
 import { JobLock } from '../ports/job-lock';
+import { RealmRepository } from '../ports/realm.repository';
 
 const DAY_MS = 86_400_000;
 /** Rows per DELETE statement. */
@@ -18,6 +19,8 @@ export const DELIVERED_EMAIL_RETENTION_DAYS = 7;
  */
 export const SPENT_TOKEN_RETENTION_DAYS = 1;
 export const HOUSEKEEPING_LOCK = 'housekeeping';
+/** Other instances may sign with a retired key until they re-read the keys (at most a minute). */
+const KEY_CACHE_MARGIN_MS = 60_000;
 
 export interface HousekeepingReport {
   /** False when another instance held the lock: nothing was done. */
@@ -48,6 +51,7 @@ export class HousekeepingUseCase {
     private readonly lock: JobLock,
     private readonly purger: ExpiredDataPurger,
     private readonly accessTokens: AccessTokens,
+    private readonly realms: RealmRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -70,7 +74,11 @@ export class HousekeepingUseCase {
       const now = this.clock.now().getTime();
       const { sessionRetentionDays, sessionIdleTimeoutSeconds, auditRetentionDays, keyRotationDays } = this.config;
       if (!stop()) {
-        report.rotatedKey = await this.accessTokens.rotateIfOlderThan(new Date(now - keyRotationDays * DAY_MS), new Date(now));
+        // The JWKS keeps the current and the previous key only: never rotate twice within the
+        // longest access-token lifetime, or the key of still-valid tokens would drop out.
+        const longestTtlMs = await this.longestAccessTokenTtlMs();
+        const cutoff = new Date(now - Math.max(keyRotationDays * DAY_MS, longestTtlMs + KEY_CACHE_MARGIN_MS));
+        report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
       }
       report.sessions = await drain(() =>
         this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), sessionIdleTimeoutSeconds, limit),
@@ -84,5 +92,11 @@ export class HousekeepingUseCase {
       report.auditEvents = await drain(() => this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit));
     });
     return report;
+  }
+
+  private async longestAccessTokenTtlMs(): Promise<number> {
+    const fallback = this.config.accessTokenTtlSeconds;
+    const realms = await this.realms.list();
+    return Math.max(fallback, ...realms.map((realm) => realm.accessTokenTtl(fallback))) * 1000;
   }
 }

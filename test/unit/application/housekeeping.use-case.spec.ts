@@ -1,21 +1,27 @@
 import { HousekeepingUseCase, MAX_BATCHES_PER_RUN } from '../../../src/application/housekeeping/housekeeping.use-case';
 import { loadConfig } from '../../../src/config/load-config';
-import { InMemoryExpiredDataPurger, InMemoryJobLock, RotatingAccessTokens } from '../../fakes/in-memory-housekeeping';
+import { Realm } from '../../../src/domain/realm/realm';
+import {
+  InMemoryExpiredDataPurger,
+  InMemoryJobLock,
+  InMemoryRealmRepository,
+  RotatingAccessTokens,
+} from '../../fakes/in-memory-housekeeping';
 import { TestClock } from '../../support/test-clock';
 
 const NOW = new Date('2026-11-25T12:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);
 
-function setup(purger = new InMemoryExpiredDataPurger(), keyAgeDays = 1) {
+function setup(purger = new InMemoryExpiredDataPurger(), keyAgeDays = 1, keyRotationDays = 90, realms: Realm[] = []) {
   const config = loadConfig({
     SESSION_RETENTION_DAYS: '30',
     AUDIT_RETENTION_DAYS: '365',
-    KEY_ROTATION_DAYS: '90',
+    KEY_ROTATION_DAYS: String(keyRotationDays),
     SESSION_IDLE_TIMEOUT_SECONDS: '604800',
   });
   const lock = new InMemoryJobLock();
   const tokens = new RotatingAccessTokens(daysAgo(keyAgeDays));
-  const useCase = new HousekeepingUseCase(lock, purger, tokens, new TestClock(NOW), config);
+  const useCase = new HousekeepingUseCase(lock, purger, tokens, new InMemoryRealmRepository(realms), new TestClock(NOW), config);
   return { useCase, lock, tokens, purger };
 }
 
@@ -63,6 +69,13 @@ describe('HousekeepingUseCase', () => {
     expect((await old.useCase.execute()).rotatedKey).toBe('kid-1');
     expect((await old.useCase.execute()).rotatedKey).toBeNull();
     expect(old.tokens.rotations).toBe(1);
+  });
+
+  it('never rotates twice within the longest access-token lifetime of any realm', async () => {
+    const longLived = Realm.restore({ id: 'kiosk', name: 'Kiosk', accessTokenTtlSeconds: 3 * 86_400, createdAt: daysAgo(100) });
+    expect((await setup(undefined, 2, 1, [longLived]).useCase.execute()).rotatedKey).toBeNull();
+    expect((await setup(undefined, 4, 1, [longLived]).useCase.execute()).rotatedKey).toBe('kid-1');
+    expect((await setup(undefined, 2, 1).useCase.execute()).rotatedKey).toBe('kid-1');
   });
 
   it('does nothing while another instance holds the lock', async () => {
