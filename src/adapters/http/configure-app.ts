@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { HttpLogger } from 'pino-http';
 import { AppConfig } from '../../config/app-config';
+import { answerClientErrors } from './client-errors';
 import { PrometheusMetrics } from '../metrics/prometheus-metrics';
 import { HTTP_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics.middleware';
@@ -17,6 +18,7 @@ export function configureApp(app: INestApplication): void {
   const express = app as NestExpressApplication;
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');
+  answerClientErrors(app.getHttpServer());
   express.use(requestId);
   app.useLogger(app.get(Logger));
   express.use(app.get<HttpLogger>(HTTP_LOGGER));
