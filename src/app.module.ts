@@ -35,6 +35,7 @@ import { RevokeOwnSessionUseCase } from './application/auth/revoke-own-session.u
 import { LoginUseCase } from './application/auth/login.use-case';
 import { LogoutUseCase } from './application/auth/logout.use-case';
 import { MfaChallenges } from './application/auth/mfa-challenges';
+import { RecentAuthentication } from './application/auth/recent-authentication';
 import { ConfirmTotpUseCase } from './application/mfa/confirm-totp.use-case';
 import { DisableTotpUseCase } from './application/mfa/disable-totp.use-case';
 import { FinishWebauthnRegistrationUseCase } from './application/mfa/finish-webauthn-registration.use-case';
@@ -192,6 +193,7 @@ import { ConfigModule } from './config/config.module';
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
     MfaChallenges,
     MfaAccount,
+    RecentAuthentication,
     VerifyMfaUseCase,
     StartWebauthnMfaUseCase,
     GetMfaStatusUseCase,

@@ -31,6 +31,8 @@ export class AppConfig {
   refreshReuseLeewaySeconds: number;
   lockoutMaxFailures: number;
   lockoutDurationSeconds: number;
+  /** Adding a second factor needs a session signed in at most this long ago (recent authentication). */
+  recentAuthMaxAgeSeconds: number;
   fingerprintMatchThreshold: number;
   bcryptCost: number;
   rateLimits: {

@@ -130,6 +130,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.refreshReuseLeewaySeconds = int(env, 'REFRESH_REUSE_LEEWAY_SECONDS', 10, 0, 3600);
   config.lockoutMaxFailures = int(env, 'LOCKOUT_MAX_FAILURES', 10, 1, 1000);
   config.lockoutDurationSeconds = int(env, 'LOCKOUT_DURATION_SECONDS', 900, 0);
+  config.recentAuthMaxAgeSeconds = int(env, 'RECENT_AUTH_MAX_AGE_SECONDS', 900, 1);
   config.fingerprintMatchThreshold = ratio(env, 'FINGERPRINT_MATCH_THRESHOLD', 0.7);
   config.bcryptCost = int(env, 'BCRYPT_COST', 12, 4, 31);
   config.rateLimits = {

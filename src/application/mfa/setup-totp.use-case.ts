@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
+import { RecentAuthentication } from '../auth/recent-authentication';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { QrCodeRenderer } from '../ports/qr-code-renderer';
@@ -24,14 +25,17 @@ export class SetupTotpUseCase {
     private readonly cipher: SecretCipher,
     private readonly qrCodes: QrCodeRenderer,
     private readonly clock: Clock,
+    private readonly recentSignIn: RecentAuthentication,
   ) {}
 
   /**
    * Starts TOTP enrolment: a new 160-bit secret, stored encrypted and pending until confirmed
    * with a code from it (a second setup replaces a pending secret). Shown once, here.
-   * @throws DomainError INVALID_USER_STATE when TOTP is already enabled | INVALID_TOKEN
+   * Only from a recent sign-in (`RecentAuthentication`).
+   * @throws DomainError INVALID_USER_STATE when TOTP is already enabled | FORBIDDEN (sign-in not recent) | INVALID_TOKEN
    */
   async execute(actor: MfaActor): Promise<TotpSetup> {
+    await this.recentSignIn.require(actor.realm.id, actor.sessionId, 'Adding an authenticator app');
     const user = await this.account.user(actor);
     const existing = await this.credentials.findTotp(user.id);
     if (existing?.confirmedAt) throw alreadyEnabled();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { credentialName } from '../../domain/mfa/webauthn';
+import { RecentAuthentication } from '../auth/recent-authentication';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
@@ -21,16 +22,18 @@ export class StartWebauthnRegistrationUseCase {
     private readonly secureTokens: SecureTokens,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly recentSignIn: RecentAuthentication,
   ) {}
 
   /**
    * PublicKeyCredentialCreationOptionsJSON for a new credential of the caller. The challenge is
    * kept server-side (hashed, bound to the user, 5 minutes, single use); a newer one voids it.
-   * Credentials the user already has are excluded.
-   * @throws DomainError VALIDATION_FAILED (name) | INVALID_TOKEN
+   * Credentials the user already has are excluded. Only from a recent sign-in (`RecentAuthentication`).
+   * @throws DomainError VALIDATION_FAILED (name) | FORBIDDEN (sign-in not recent) | INVALID_TOKEN
    */
   async execute(actor: MfaActor & { name?: string }): Promise<Record<string, unknown>> {
     const name = actor.name === undefined ? null : credentialName(actor.name);
+    await this.recentSignIn.require(actor.realm.id, actor.sessionId, 'Adding a security key or passkey');
     const user = await this.account.user(actor);
     const existing = await this.credentials.listWebauthn(user.id);
     const { challenge, options } = await this.relyingParty.registrationOptions({

@@ -1,6 +1,7 @@
 import { AccountEmails } from '../../../src/application/auth/account-emails';
 import { DeviceObserver } from '../../../src/application/auth/device-observation';
 import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
+import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
 import { SessionIssuer } from '../../../src/application/auth/session-issuer';
 import { ConfirmTotpUseCase } from '../../../src/application/mfa/confirm-totp.use-case';
 import { DisableTotpUseCase } from '../../../src/application/mfa/disable-totp.use-case';
@@ -14,6 +15,7 @@ import { TotpVerifier } from '../../../src/application/ports/totp-verifier';
 import { WebAuthnRelyingParty } from '../../../src/application/ports/webauthn-relying-party';
 import { loadConfig } from '../../../src/config/load-config';
 import { Realm } from '../../../src/domain/realm/realm';
+import { Session } from '../../../src/domain/session/session';
 import { MfaMethod, User } from '../../../src/domain/user/user';
 import { aUser } from '../../builders/user.builder';
 import { InMemoryMfaCredentialRepository } from '../../fakes/in-memory-mfa-credential.repository';
@@ -111,10 +113,17 @@ function fixture(user = aUser()) {
     immediateTransaction, clock, config,
   );
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
-  const actor = { realm, userId: user.id, sessionId: crypto.randomUUID(), ip: client.ip };
+  // The caller's session, signed in just now (adding a factor needs a recent sign-in).
+  const signedIn = Session.open({
+    id: crypto.randomUUID(), realmId: realm.id, userId: user.id, device: { id: 'd1', name: 'Test browser', type: 'browser', fingerprint: null },
+    referenceFingerprint: {}, ip: client.ip, location: { country: null, city: null }, userAgent: null, amr: ['pwd'], now: clock.now(),
+    lifetime: { idleTimeoutSeconds: config.sessionIdleTimeoutSeconds, maxLifetimeSeconds: config.sessionMaxLifetimeSeconds },
+  });
+  sessions.rows.set(signedIn.id, signedIn);
+  const actor = { realm, userId: user.id, sessionId: signedIn.id, ip: client.ip };
   return {
     user, config, clock, realm, mfa, users, sessions, refreshTokens, oneTimeTokens, mailer, audit, client, actor, verify, challenges,
-    setup: new SetupTotpUseCase(account, mfa, totp, cipher, new NoQr(), clock),
+    setup: new SetupTotpUseCase(account, mfa, totp, cipher, new NoQr(), clock, new RecentAuthentication(sessions, clock, config)),
     confirm: new ConfirmTotpUseCase(account, mfa, totp, cipher, audit, immediateTransaction, clock),
     disable: new DisableTotpUseCase(account, mfa, audit, immediateTransaction, clock),
     step: () => Math.floor(clock.now().getTime() / 30_000),
