@@ -118,9 +118,17 @@ export class VerifyMfaUseCase {
     const reason = check.ok ? check.lostRace : check.reason;
     const details = check.ok ? {} : (check.details ?? {});
     const attempts = await this.oneTimeTokens.recordFailedAttempt(token.tokenHash, now, MFA_TOKEN_MAX_ATTEMPTS);
-    await this.audit.record({
-      type: 'mfa.failed', realmId: realm.id, userId: user.id, sessionId: pending.sessionId ?? null, ip: client.ip, at: now,
-      details: { type: input.type, purpose: pending.purpose, reason, attempts, ...details },
+    await this.tx.run(async () => {
+      await this.audit.record({
+        type: 'mfa.failed', realmId: realm.id, userId: user.id, sessionId: pending.sessionId ?? null, ip: client.ip, at: now,
+        details: { type: input.type, purpose: pending.purpose, reason, attempts, ...details },
+      });
+      if (reason === 'counter_regression') {
+        // A good signature with a counter that went back: a copy of the key may exist. The owner hears of it.
+        await this.account.notify({ realm, userId: user.id, sessionId: pending.sessionId ?? '', ip: client.ip }, user,
+          'A sign-in with one of your security keys was refused because its signature counter went backwards, ' +
+            'which is what a copied (cloned) key looks like. If you did not just sign in, change your password and remove that key.');
+      }
     });
     if (attempts === null) throw invalidToken();
     throw new DomainError('INVALID_MFA_CODE', attempts >= MFA_TOKEN_MAX_ATTEMPTS
