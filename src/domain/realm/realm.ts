@@ -15,12 +15,14 @@ export class Realm {
 
   /**
    * Creates a realm.
-   * @throws DomainError VALIDATION_FAILED when the id is not a slug or the name is empty
+   * @throws DomainError VALIDATION_FAILED when the id is not a slug, or the name is empty, too long or holds
+   *   control characters (it goes into email subjects and otpauth labels)
    */
   static create(input: { id: string; name: string; now: Date }): Realm {
     if (!Realm.isValidId(input.id)) throw DomainError.validation('id', 'must match ^[a-z0-9][a-z0-9-]{0,62}$');
     const name = input.name.trim();
     if (name.length < 1 || name.length > 100) throw DomainError.validation('name', 'must be 1 to 100 characters');
+    if (/\p{Cc}/u.test(name)) throw DomainError.validation('name', 'must not contain control characters');
     return new Realm({ id: input.id, name, accessTokenTtlSeconds: null, createdAt: input.now });
   }
 
