@@ -1,5 +1,10 @@
+import { DeferredWork } from '../../src/adapters/http/deferred-work';
+import { OutboxDispatcher } from '../../src/adapters/mail/outbox-dispatcher';
 import { createTestApp, TestApp } from '../support/test-app';
-import { login, PASSWORD, register, signedInUser, uniqueEmail } from '../support/flows';
+import { bearer, login, PASSWORD, register, signedInUser, uniqueEmail } from '../support/flows';
+import { freshIp, listenOnLoopback, send } from '../support/http-client';
+import { code, mfaToken, midStep, nextStep, userWithTotp, verify } from '../support/mfa';
+import { SmtpSink } from '../support/smtp-sink';
 
 const registerWith = (t: TestApp, password: string, email = uniqueEmail()) =>
   t.api().post('/api/v1/auth/register').send({ email, password, name: 'Pat Tester' });
@@ -75,7 +80,8 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
   });
 
   it('AUTH-01 answers unknown email and wrong password alike, in about the same time (real bcrypt cost)', async () => {
-    const timed = await createTestApp({ env: { BCRYPT_COST: '10' } });
+    // 41 wrong passwords for one account: the lockout (AUTH-02, where a locked account answers 423) is set out of reach.
+    const timed = await createTestApp({ env: { BCRYPT_COST: '10', LOCKOUT_MAX_FAILURES: '1000' } });
     try {
       const user = await register(timed);
       const measure = async (email: string) => {
@@ -109,5 +115,178 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
     expect(sid(again.body.tokens.accessToken)).not.toBe(sid(user.accessToken));
     expect(jti(again.body.tokens.accessToken)).not.toBe(jti(user.accessToken));
     expect(again.body.tokens.refreshToken).not.toBe(user.refreshToken);
+  });
+});
+
+describe('PW-05 — changing the password', () => {
+  let sink: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    sink = await SmtpSink.start();
+    t = await createTestApp({ env: { SMTP_URL: sink.url } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sink?.stop();
+  });
+
+  const change = (token: string, body: Record<string, unknown>) =>
+    t
+      .api()
+      .post('/api/v1/auth/password/change')
+      .set(...bearer(token))
+      .send(body);
+
+  it('PW-05 needs the current password, re-applies the policy, mails the owner and logs out the other devices', async () => {
+    const laptop = await signedInUser(t);
+    const phone = (await login(t, laptop.email)).body.tokens as { accessToken: string; refreshToken: string };
+
+    const wrong = await change(laptop.accessToken, { currentPassword: 'not my password at all', newPassword: 'a fresh passphrase 2026' });
+    expect([wrong.status, wrong.body.error.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    for (const weak of ['password1234', 'short', laptop.email]) {
+      const res = await change(laptop.accessToken, { currentPassword: PASSWORD, newPassword: weak });
+      expect([res.status, res.body.error.code, res.body.error.details[0].field]).toEqual([400, 'VALIDATION_FAILED', 'newPassword']);
+    }
+    const unauthenticated = await t
+      .api()
+      .post('/api/v1/auth/password/change')
+      .send({ currentPassword: PASSWORD, newPassword: 'a fresh passphrase 2026' });
+    expect(unauthenticated.status).toBe(401);
+
+    const ok = await change(laptop.accessToken, { currentPassword: PASSWORD, newPassword: 'a fresh passphrase 2026' });
+    expect([ok.status, ok.body]).toEqual([200, { success: true }]);
+    // The other device is logged out (the contract always does it); this one carries on.
+    expect((await t.api().post('/api/v1/auth/refresh').send({ refreshToken: phone.refreshToken })).status).toBe(401);
+    expect(
+      (
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(phone.accessToken))
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(laptop.accessToken))
+      ).status,
+    ).toBe(200);
+    expect((await t.api().post('/api/v1/auth/refresh').send({ refreshToken: laptop.refreshToken })).status).toBe(200);
+    // The old password no longer works, the new one does.
+    expect((await login(t, laptop.email, PASSWORD)).status).toBe(401);
+    expect((await login(t, laptop.email, 'a fresh passphrase 2026')).status).toBe(200);
+
+    await t.app.get(DeferredWork).settled();
+    await t.app.get(OutboxDispatcher).dispatchDue();
+    const mails = await sink.waitFor(laptop.email, 2);
+    const notice = mails.find((m) => m.subject.startsWith('Your password was changed'));
+    expect(notice).toBeDefined();
+    expect(notice!.text).not.toContain('a fresh passphrase 2026');
+  });
+});
+
+describe('AUTH-02 — per-account failed-attempt limit', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { REDIS_URL: '' } });
+    base = await listenOnLoopback(t);
+  });
+  afterAll(() => t?.close());
+
+  const attempt = (email: string, password: string) =>
+    send(base, 'POST', '/api/v1/auth/login', { from: freshIp(), body: { email, password } });
+
+  it('AUTH-02 locks after 10 wrong passwords from rotating addresses (423 + Retry-After, right password refused too); lifts after 900 s', async () => {
+    const user = await register(t);
+    for (let i = 0; i < 10; i++) expect((await attempt(user.email, `wrong guess ${i}`)).status).toBe(401);
+    const locked = await attempt(user.email, PASSWORD);
+    expect(locked.body).toEqual({ error: { code: 'ACCOUNT_LOCKED', message: expect.any(String), status: 423 } });
+    expect(locked.status).toBe(423);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(900);
+    const [lockedEvent] = await t.dataSource.query(`SELECT details FROM audit_events WHERE user_id = $1 AND type = 'user.locked'`, [
+      user.id,
+    ]);
+    expect(lockedEvent.details).toMatchObject({ failures: 10 });
+    // During the lock a wrong password gets the same 423 as the right one: no guessing through the lock.
+    const wrongWhileLocked = await attempt(user.email, 'yet another guess');
+    expect([wrongWhileLocked.status, wrongWhileLocked.body]).toEqual([423, locked.body]);
+    t.clock.advance(901);
+    expect((await attempt(user.email, PASSWORD)).status).toBe(200);
+  });
+
+  it('AUTH-02 counts consecutive failures: a successful login resets the counter', async () => {
+    const user = await register(t);
+    for (let i = 0; i < 9; i++) expect((await attempt(user.email, `wrong ${i}`)).status).toBe(401);
+    expect((await attempt(user.email, PASSWORD)).status).toBe(200);
+    for (let i = 0; i < 9; i++) expect((await attempt(user.email, `wrong again ${i}`)).status).toBe(401);
+    expect((await attempt(user.email, PASSWORD)).status).toBe(200);
+  });
+});
+
+describe('AUTH-04 — the MFA challenge token', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t?.close());
+
+  it('AUTH-04 password alone yields only a short-lived, single-use mfaToken bound to user and realm, dead after 5 wrong codes', async () => {
+    const user = await userWithTotp(t);
+    const first = await login(t, user.email);
+    expect(first.body).toEqual({
+      user: { id: user.id, email: user.email, emailVerified: false, mfaEnabled: true },
+      tokens: null,
+      requiresMfa: true,
+      mfaToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      mfaMethods: ['totp'],
+    });
+    const token = first.body.mfaToken as string;
+    // Not an access token, not a refresh token.
+    const asBearer = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(token));
+    expect([asBearer.status, asBearer.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
+    const asRefresh = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: token });
+    expect([asRefresh.status, asRefresh.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
+    // Bound to its realm.
+    const elsewhere = await t
+      .api()
+      .post('/api/v1/auth/mfa/verify')
+      .set('X-Realm-Id', 'master')
+      .send({ mfaToken: token, type: 'totp', code: code(t, user.secret) });
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
+    // Single use.
+    expect((await verify(t, { mfaToken: token, type: 'totp', code: code(t, user.secret) })).status).toBe(200);
+    nextStep(t);
+    const reused = await verify(t, { mfaToken: token, type: 'totp', code: code(t, user.secret) });
+    expect([reused.status, reused.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
+
+    // At most 5 minutes.
+    const slow = await mfaToken(t, user.email);
+    t.clock.advance(301);
+    const expired = await verify(t, { mfaToken: slow, type: 'totp', code: code(t, user.secret) });
+    expect([expired.status, expired.body.error.code]).toEqual([401, 'TOKEN_EXPIRED']);
+
+    // Five wrong codes kill the challenge: the right code is refused afterwards.
+    midStep(t);
+    const guessed = await mfaToken(t, user.email);
+    const right = code(t, user.secret);
+    const wrong = right === '000000' ? '000001' : '000000';
+    for (let i = 0; i < 5; i++)
+      expect((await verify(t, { mfaToken: guessed, type: 'totp', code: wrong })).body.error.code).toBe('INVALID_MFA_CODE');
+    const dead = await verify(t, { mfaToken: guessed, type: 'totp', code: right });
+    expect([dead.status, dead.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
+    // Stored only as a hash.
+    const rows: { token_hash: string }[] = await t.dataSource.query(
+      `SELECT token_hash FROM one_time_tokens WHERE kind = 'mfa' AND user_id = $1`,
+      [user.id],
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    expect(rows.map((r) => r.token_hash)).not.toContain(guessed);
   });
 });

@@ -59,23 +59,28 @@ export class LoginUseCase {
     }
     const passwordMatches = await this.hasher.verify(input.password, user.passwordHash);
     const now = this.clock.now();
-    if (!passwordMatches) {
-      await this.recordFailure(user, client, now);
-      throw invalidCredentials();
-    }
     const status = user.statusAt(now);
-    if (status === 'suspended') {
-      await this.audit.record({ type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now, details: { reason: 'suspended' } });
-      throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
-    }
+    // While locked, right and wrong passwords get the same 423: answering 401 to the wrong ones
+    // would let guessing go on through the lock, with the 423 confirming the right password.
     if (status === 'locked') {
-      await this.audit.record({ type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now, details: { reason: 'locked' } });
+      await this.audit.record({
+        type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now,
+        details: { reason: 'locked', passwordMatched: passwordMatches },
+      });
       const retryAfter = user.lockRemainingSeconds(now);
       throw new DomainError(
         'ACCOUNT_LOCKED',
         retryAfter ? 'This account is temporarily locked after too many failed logins' : 'This account is locked; an administrator must unlock it',
         retryAfter ? { retryAfterSeconds: retryAfter } : {},
       );
+    }
+    if (!passwordMatches) {
+      await this.recordFailure(user, client, now);
+      throw invalidCredentials();
+    }
+    if (status === 'suspended') {
+      await this.audit.record({ type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now, details: { reason: 'suspended' } });
+      throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
     }
     if (user.mfaEnabled) {
       // No session yet: it is opened when the second factor succeeds (contract §3.5).
