@@ -122,6 +122,7 @@ import { SmtpMailTransport } from './adapters/mail/smtp-mail-transport';
 import { PersistenceModule } from './adapters/persistence/persistence.module';
 import { TypeOrmAuditLog } from './adapters/persistence/typeorm-audit-log';
 import { MeteredAuditLog } from './adapters/metrics/metered-audit-log';
+import { LoggedAuditLog } from './adapters/audit/logged-audit-log';
 import { PrometheusMetrics } from './adapters/metrics/prometheus-metrics';
 import { TypeOrmOneTimeTokenRepository } from './adapters/persistence/typeorm-one-time-token.repository';
 import { TypeOrmReadinessProbe } from './adapters/persistence/typeorm-readiness-probe';
@@ -157,8 +158,12 @@ import { ConfigModule } from './config/config.module';
     { provide: QrCodeRenderer, useClass: QrcodeQrCodeRenderer },
     { provide: SecretCipher, useClass: AesGcmSecretCipher },
     { provide: WebAuthnRelyingParty, useClass: SimpleWebAuthnRelyingParty },
-    // Audit events also move the security counters of /metrics.
-    { provide: AuditLog, inject: [TypeOrmAuditLog, PrometheusMetrics], useFactory: (log: TypeOrmAuditLog, metrics: PrometheusMetrics) => new MeteredAuditLog(log, metrics) },
+    // Audit events also move the security counters of /metrics and are written as log lines.
+    {
+      provide: AuditLog,
+      inject: [TypeOrmAuditLog, PrometheusMetrics],
+      useFactory: (log: TypeOrmAuditLog, metrics: PrometheusMetrics) => new LoggedAuditLog(new MeteredAuditLog(log, metrics)),
+    },
     TypeOrmAuditLog,
     PrometheusMetrics,
     { provide: Mailer, useClass: OutboxMailer },

@@ -1,0 +1,42 @@
+import { Logger } from '@nestjs/common';
+import { AuditEntry, AuditLog, AuditQuery } from '../../application/ports/audit-log';
+import { AuditEvent, AuditEventType } from '../../domain/audit/audit-event';
+
+/** Events that record something refused or suspicious: logged at `warn`. */
+const FAILURES: ReadonlySet<AuditEventType> = new Set(['login.failed', 'mfa.failed', 'refresh.reused', 'session.flagged', 'user.locked']);
+
+/**
+ * Writes every security event as a structured log line too ("security event", with type,
+ * outcome, realm, user, actor, session, client IP and the event's details), so log pipelines
+ * see logins, lockouts, MFA failures, refresh-token reuse, hijack flags and admin actions without
+ * reading the database. Details never hold secrets; the logger's redaction applies on top. The
+ * line is written once the event is stored; an event whose transaction later rolls back is still
+ * logged, as an attempt.
+ */
+export class LoggedAuditLog implements AuditLog {
+  private readonly logger = new Logger('Audit');
+
+  constructor(private readonly inner: AuditLog) {}
+
+  async record(entry: AuditEntry): Promise<void> {
+    await this.inner.record(entry);
+    const failure = FAILURES.has(entry.type);
+    const line = {
+      event: entry.type,
+      outcome: failure ? 'failure' : 'success',
+      realm: entry.realmId,
+      userId: entry.userId ?? null,
+      actorId: entry.actorId ?? null,
+      sessionId: entry.sessionId ?? null,
+      ip: entry.ip ?? null,
+      at: entry.at.toISOString(),
+      details: entry.details ?? {},
+    };
+    if (failure) this.logger.warn(line, 'security event');
+    else this.logger.log(line, 'security event');
+  }
+
+  list(query: AuditQuery): Promise<{ events: AuditEvent[]; total: number }> {
+    return this.inner.list(query);
+  }
+}
