@@ -42,7 +42,7 @@ describe('EM — verification email (SECURITY.md)', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    t = await createTestApp({ env: { ...ADMIN_ENV, SMTP_URL: sink.url, PUBLIC_URL, RATE_LIMIT_EMAIL: '3/3600' } });
+    t = await createTestApp({ env: { ...ADMIN_ENV, SMTP_URL: sink.url, PUBLIC_URL, RATE_LIMIT_EMAIL: '3/3600', REDIS_URL: '' } });
     await t.dataSource.query(`INSERT INTO realms (id, name, created_at) VALUES ('other', 'Other', now())`);
   });
   afterAll(async () => {
