@@ -1,12 +1,21 @@
 import { createHmac, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AccessTokens } from '../../src/application/ports/access-tokens';
 import { createTestApp, TestApp } from '../support/test-app';
-import { bearer, signedInUser } from '../support/flows';
+import { bearer, login, PASSWORD, signedInUser } from '../support/flows';
+import { mfaToken, userWithTotp } from '../support/mfa';
 
 const b64 = (v: object | string) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 const parts = (token: string) => {
   const [h, p, s] = token.split('.');
-  return { h, p, s, header: JSON.parse(Buffer.from(h, 'base64url').toString()), payload: JSON.parse(Buffer.from(p, 'base64url').toString()) };
+  return {
+    h,
+    p,
+    s,
+    header: JSON.parse(Buffer.from(h, 'base64url').toString()),
+    payload: JSON.parse(Buffer.from(p, 'base64url').toString()),
+  };
 };
 
 /** An independent verifier: JWKS → public key, ES256 signature, iss, exp — no code of the service. */
@@ -27,7 +36,11 @@ describe('JWT — access tokens (SECURITY.md)', () => {
   });
   afterAll(() => t?.close());
 
-  const me = (token: string) => t.api().get('/api/v1/auth/me').set(...bearer(token));
+  const me = (token: string) =>
+    t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(token));
 
   it('JWT-01 lives exp − iat = 900 s and is refused with TOKEN_EXPIRED after it', async () => {
     const user = await signedInUser(t);
@@ -59,7 +72,11 @@ describe('JWT — access tokens (SECURITY.md)', () => {
     const alice = await signedInUser(t);
     const bob = await signedInUser(t);
     const { h, s, payload } = parts(alice.accessToken);
-    for (const changed of [{ ...payload, sub: bob.id }, { ...payload, roles: ['realm-admin'] }, { ...payload, exp: payload.exp + 3600 }]) {
+    for (const changed of [
+      { ...payload, sub: bob.id },
+      { ...payload, roles: ['realm-admin'] },
+      { ...payload, exp: payload.exp + 3600 },
+    ]) {
       const res = await me(`${h}.${b64(changed)}.${s}`);
       expect([res.status, res.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
     }
@@ -76,13 +93,24 @@ describe('JWT — access tokens (SECURITY.md)', () => {
     }
     const attacker = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = attacker.publicKey.export({ format: 'jwk' });
-    for (const extra of [{ jwk }, { jku: 'http://127.0.0.1:9/jwks.json' }, { x5u: 'http://127.0.0.1:9/cert.pem' }]) {
+    // A key server the attacker controls: it must never be asked for anything.
+    const hits: string[] = [];
+    const keyServer = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ keys: [{ ...jwk, kid: 'attacker', alg: 'ES256' }] }));
+    });
+    await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
+    const keyUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}`;
+    for (const extra of [{ jwk }, { jku: `${keyUrl}/jwks.json` }, { x5u: `${keyUrl}/cert.pem` }]) {
       const hdr = { ...header, kid: 'attacker', ...extra };
       const input = `${b64(hdr)}.${b64(payload)}`;
       const sig = cryptoSign('sha256', Buffer.from(input), { key: attacker.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
       const res = await me(`${input}.${sig}`);
       expect([res.status, res.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
     }
+    await new Promise((resolve) => keyServer.close(resolve));
+    expect(hits).toEqual([]);
   });
 
   it('JWT-05 checks iss and typ, and refuses other kinds of token (refresh, mfa, email) as bearer', async () => {
@@ -92,13 +120,18 @@ describe('JWT — access tokens (SECURITY.md)', () => {
     expect((await me(`${b64({ ...header, typ: 'JWT' })}.${p}.${s}`)).status).toBe(401);
     const [outbox] = await t.dataSource.query(`SELECT text_body FROM email_outbox WHERE recipient = $1`, [user.email]);
     const emailToken = /token=([A-Za-z0-9_-]+)/.exec(outbox.text_body)![1];
-    for (const other of [user.refreshToken, emailToken]) {
+    const withTotp = await userWithTotp(t);
+    for (const other of [user.refreshToken, emailToken, await mfaToken(t, withTotp.email)]) {
       const res = await me(other);
       expect([res.status, res.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
     }
     // A genuine signature over a foreign issuer: sign with the service's own key.
     const tokens = t.app.get(AccessTokens);
-    const foreign = await tokens.issue({ sub: user.id, realm: 'default', sid: parts(user.accessToken).payload.sid, roles: [], amr: ['pwd'] }, t.clock.now(), 900);
+    const foreign = await tokens.issue(
+      { sub: user.id, realm: 'default', sid: parts(user.accessToken).payload.sid, roles: [], amr: ['pwd'] },
+      t.clock.now(),
+      900,
+    );
     expect((await me(foreign)).status).toBe(200);
     const { payload } = parts(foreign);
     const resigned = `${parts(foreign).h}.${b64({ ...payload, iss: 'https://evil.test' })}.${parts(foreign).s}`;
@@ -109,15 +142,29 @@ describe('JWT — access tokens (SECURITY.md)', () => {
     const user = await signedInUser(t);
     const jwks = (await t.api().get('/.well-known/jwks.json')).body;
     expect(verifyWithJwks(user.accessToken, jwks, t.config.issuer, Math.floor(t.clock.now().getTime() / 1000))).toBe(true);
-    expect(verifyWithJwks(user.accessToken.slice(0, -4) + 'AAAA', jwks, t.config.issuer, Math.floor(t.clock.now().getTime() / 1000))).toBe(false);
+    expect(verifyWithJwks(user.accessToken.slice(0, -4) + 'AAAA', jwks, t.config.issuer, Math.floor(t.clock.now().getTime() / 1000))).toBe(
+      false,
+    );
   });
 
-  it('JWT-07 makes the access token unusable at once after logout', async () => {
+  it('JWT-07 makes the access token unusable at once after logout and after a password change (admin revoke and suspension: SES-02)', async () => {
     const user = await signedInUser(t);
     expect((await me(user.accessToken)).status).toBe(200);
     await t.api().post('/api/v1/auth/logout').send({ refreshToken: user.refreshToken });
     const res = await me(user.accessToken);
     expect([res.status, res.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
+
+    const other = await login(t, user.email, PASSWORD);
+    const current = await login(t, user.email, PASSWORD);
+    const otherToken = other.body.tokens.accessToken as string;
+    expect((await me(otherToken)).status).toBe(200);
+    await t
+      .api()
+      .post('/api/v1/auth/password/change')
+      .set(...bearer(current.body.tokens.accessToken))
+      .send({ currentPassword: PASSWORD, newPassword: 'another passphrase entirely' })
+      .expect(200);
+    expect((await me(otherToken)).status).toBe(401);
   });
 
   it('JWT-08 never reads tokens from URLs, marks token responses no-store, and keeps the old kid after rotation', async () => {

@@ -42,7 +42,14 @@ describe('RT / SES-01 — refresh tokens and sessions (SECURITY.md)', () => {
     t.clock.advance(t.config.refreshReuseLeewaySeconds + 1);
     expect((await refresh(t, user.refreshToken)).status).toBe(401);
     expect((await refresh(t, second.refreshToken)).status).toBe(401);
-    expect((await t.api().get('/api/v1/auth/me').set(...bearer(second.accessToken))).status).toBe(401);
+    expect(
+      (
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(second.accessToken))
+      ).status,
+    ).toBe(401);
     const events = await t.dataSource.query(`SELECT type FROM audit_events WHERE user_id = $1 AND type = 'refresh.reused'`, [user.id]);
     expect(events).toHaveLength(1);
   });

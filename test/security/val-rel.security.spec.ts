@@ -17,7 +17,10 @@ describe('VAL / REL — input hygiene and reliability (SECURITY.md)', () => {
     const plain = await t.api().post('/api/v1/auth/login').set('Content-Type', 'text/plain').send('hello');
     expect([plain.status, plain.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     const started = Date.now();
-    const big = await t.api().post('/api/v1/auth/login').send({ email: 'a@example.com', password: 'p'.repeat(2 * 1024 * 1024) });
+    const big = await t
+      .api()
+      .post('/api/v1/auth/login')
+      .send({ email: 'a@example.com', password: 'p'.repeat(2 * 1024 * 1024) });
     expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -27,11 +30,24 @@ describe('VAL / REL — input hygiene and reliability (SECURITY.md)', () => {
     for (const evil of INJECTIONS) {
       const responses = [
         await t.api().post('/api/v1/auth/login').send({ email: evil, password: evil }),
-        await t.api().post('/api/v1/auth/register').send({ email: `${evil}@example.com`, password: evil, name: evil }),
+        await t
+          .api()
+          .post('/api/v1/auth/register')
+          .send({ email: `${evil}@example.com`, password: evil, name: evil }),
         await t.api().post('/api/v1/auth/refresh').send({ refreshToken: evil }),
-        await t.api().post('/api/v1/auth/login').set('X-Realm-Id', evil.replace(/[\u0000-\u001f]/g, '') || 'x').send({ email: 'a@example.com', password: 'x' }),
-        await t.api().get('/api/v1/auth/me').set(...bearer(evil.replace(/[\u0000-\u001f]/g, ''))),
-        await t.api().get(`/api/v1/auth/me?x=${encodeURIComponent(evil)}`).set(...bearer(user.accessToken)),
+        await t
+          .api()
+          .post('/api/v1/auth/login')
+          .set('X-Realm-Id', evil.replace(/[\u0000-\u001f]/g, '') || 'x')
+          .send({ email: 'a@example.com', password: 'x' }),
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(evil.replace(/[\u0000-\u001f]/g, ''))),
+        await t
+          .api()
+          .get(`/api/v1/auth/me?x=${encodeURIComponent(evil)}`)
+          .set(...bearer(user.accessToken)),
       ];
       for (const res of responses) {
         expect(res.status).toBeGreaterThanOrEqual(200);
@@ -48,7 +64,9 @@ describe('VAL / REL — input hygiene and reliability (SECURITY.md)', () => {
   it('REL-01 lets exactly one of 20 parallel registrations of one email through; the rest get 409', async () => {
     const email = uniqueEmail('race');
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => t.api().post('/api/v1/auth/register').send({ email, password: 'correct horse battery staple', name: 'Racer' })),
+      Array.from({ length: 20 }, () =>
+        t.api().post('/api/v1/auth/register').send({ email, password: 'correct horse battery staple', name: 'Racer' }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
