@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Summarises a V8 CPU profile (node --cpu-prof, or `npm run bench -- --cpu-prof`): self time by
 // function and by package, so a missed target comes with where the time went.
-// Usage: node bench/profile-summary.mjs <file.cpuprofile> [--top 30]
+// Usage: node bench/profile-summary.mjs <file.cpuprofile> [--top 30] [--skip <seconds>]
 import fs from 'node:fs';
 
 const file = process.argv[2];
@@ -11,12 +11,18 @@ if (!file) {
 }
 const topIndex = process.argv.indexOf('--top');
 const TOP = topIndex > -1 ? Number(process.argv[topIndex + 1]) : 30;
+// --skip S leaves out the first S seconds (start-up: module loading, migrations, bootstrap).
+const skipIndex = process.argv.indexOf('--skip');
+const SKIP_MICROS = skipIndex > -1 ? Number(process.argv[skipIndex + 1]) * 1e6 : 0;
 
 const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfMicros = new Map();
+let elapsed = 0;
 for (let i = 0; i < profile.samples.length; i++) {
   const id = profile.samples[i];
+  elapsed += profile.timeDeltas[i] ?? 0;
+  if (elapsed < SKIP_MICROS) continue;
   selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);

@@ -56,7 +56,9 @@ export async function createBenchDatabase(stamp) {
     async open() {
       // The server must be stopped: PGlite is one process's database.
       const { PGlite } = await import('@electric-sql/pglite');
-      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite') });
+      // The same extensions as the service's driver (src/adapters/persistence/data-source.ts).
+      const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { pg_trgm } });
       return {
         query: async (text, params) => {
           if (params && params.length) return db.query(text, params);

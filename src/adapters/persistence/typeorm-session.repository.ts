@@ -76,11 +76,11 @@ export class TypeOrmSessionRepository implements SessionRepository {
     // realm (100,000 rows) before the page comes out. The count is an index-only scan of
     // sessions_realm_live_page_idx; the page stops after `limit` entries of the same index.
     const whereSql = where.join(' AND ');
-    const counted: { total: string }[] = await this.tx.manager.query(`SELECT count(*) AS total FROM sessions s WHERE ${whereSql}`, params);
+    const counted = await this.tx.preparedText<{ total: string }>(`SELECT count(*) AS total FROM sessions s WHERE ${whereSql}`, params);
     const total = Number(counted[0].total);
     if (total === 0 || (query.page - 1) * query.limit >= total) return { sessions: [], total };
     params.push(query.limit, (query.page - 1) * query.limit);
-    const rows: SessionRecord[] = await this.tx.manager.query(
+    const rows = await this.tx.preparedText<SessionRecord>(
       `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE ${whereSql}
        ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Transaction } from '../../application/ports/transaction';
@@ -30,6 +31,14 @@ export class TypeOrmTransaction implements Transaction {
     const pool = manager ? null : this.pool();
     if (!pool) return (manager ?? this.dataSource.manager).query(text, params);
     return (await pool.query({ name, text, values: params })).rows as T[];
+  }
+
+  /**
+   * `prepared` for statements assembled from a bounded set of fragments (list filters and sorts):
+   * each distinct text is its own prepared statement, named by its hash.
+   */
+  preparedText<T>(text: string, params: unknown[]): Promise<T[]> {
+    return this.prepared<T>(`s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, params);
   }
 
   private pool(): PgPool | null {

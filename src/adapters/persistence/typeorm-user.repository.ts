@@ -147,13 +147,14 @@ export class TypeOrmUserRepository implements UserRepository {
     // Two statements rather than count(*) OVER (): the window would read and buffer every
     // matching row (100,000 in a large realm) before the first one of the page comes out; the
     // page alone stops after `limit` index entries, the count reads only the index.
-    const counted: { total: string }[] = await this.tx.manager.query(`SELECT count(*) AS total FROM users u WHERE ${whereSql}`, params);
+    // Prepared: planning these (ten indexes on users, trigram bitmaps) costs more than running them.
+    const counted = await this.tx.preparedText<{ total: string }>(`SELECT count(*) AS total FROM users u WHERE ${whereSql}`, params);
     const total = Number(counted[0].total);
     if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
     params.push(query.limit, (query.page - 1) * query.limit);
     // The page is picked in a subquery so the per-user MFA lookups of USER_COLUMNS run for its
     // rows only, as index probes (the planner would otherwise hash both credential tables).
-    const rows: UserRow[] = await this.tx.manager.query(
+    const rows = await this.tx.preparedText<UserRow>(
       `SELECT ${USER_COLUMNS} FROM (
          SELECT * FROM users u WHERE ${whereSql}
          ORDER BY ${SORT_SQL[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
