@@ -213,6 +213,8 @@ function bodyArb(pools: Pools): fc.Arbitrary<string | undefined> {
         '1',
         'null',
         '{"a":'.repeat(50),
+        '['.repeat(30_000) + ']'.repeat(30_000),
+        '{"email":' + '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_001),
         JSON.stringify({ a: 'x'.repeat(70_000) }),
       ),
     },

@@ -11,7 +11,7 @@ describe('VAL / REL — input hygiene and reliability (SECURITY.md)', () => {
   });
   afterAll(() => t?.close());
 
-  it('VAL-01 validates DTOs: extra property 400, text/plain 415, 2 MB 413 in under a second', async () => {
+  it('VAL-01 validates DTOs: extra property 400, text/plain 415, 2 MB 413 in under a second, nesting deeper than 32 → 400', async () => {
     const extra = await t.api().post('/api/v1/auth/login').send({ email: 'a@example.com', password: 'x', admin: true });
     expect([extra.status, extra.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
     const plain = await t.api().post('/api/v1/auth/login').set('Content-Type', 'text/plain').send('hello');
@@ -23,6 +23,30 @@ describe('VAL / REL — input hygiene and reliability (SECURITY.md)', () => {
       .send({ email: 'a@example.com', password: 'p'.repeat(2 * 1024 * 1024) });
     expect([big.status, big.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     expect(Date.now() - started).toBeLessThan(1000);
+    // Deep nesting under the size limit (60 KB of brackets) used to overflow the stack of the
+    // recursive code after JSON.parse: no answer at all, and an uncaught exception.
+    for (const deep of [
+      '['.repeat(30_000) + ']'.repeat(30_000),
+      '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+      `{"email":${'['.repeat(33)}${']'.repeat(33)}}`,
+    ]) {
+      const res = await t.api().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(deep);
+      expect(res.body).toEqual({
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: 'body must not nest objects and arrays more than 32 deep',
+          status: 400,
+          details: [{ field: 'body', message: 'must not nest objects and arrays more than 32 deep' }],
+        },
+      });
+    }
+    // Brackets inside strings do not count, and 32 levels are fine.
+    const nested = JSON.stringify({ email: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{{{{{{{{{{{{', password: 'x' });
+    expect((await t.api().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(nested)).status).toBe(401);
+    const allowed = `{"email":"a@example.com","password":"x","x":${'['.repeat(31)}${']'.repeat(31)}}`;
+    expect((await t.api().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(allowed)).body.error.message).toBe(
+      'property x should not exist',
+    );
   });
 
   it('VAL-02 answers injection strings in every parameter with 4xx, never 500, and errors leak nothing internal', async () => {

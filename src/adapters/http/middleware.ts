@@ -35,11 +35,44 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-const parseJson = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: true });
+/** The deepest nesting of objects and arrays a body may have (the contract's bodies need 4). */
+export const MAX_JSON_DEPTH = 32;
+const TOO_DEEP = 'entity.too.deep';
 
 /**
- * JSON bodies only (415 otherwise), at most 64 KiB (413), malformed JSON → 400, all in the
- * contract's envelope. Body-less POSTs (e.g. `/users/:id/activate`) are fine.
+ * Whether raw JSON text nests objects and arrays deeper than `max` (brackets inside strings do
+ * not count). One pass, no recursion: it runs before JSON.parse, so a 60 KB `[[[[…` never reaches
+ * the recursive code after it (validation, transformation) and overflows its stack.
+ */
+export function nestsDeeperThan(raw: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (const byte of raw) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (byte === 0x5c) escaped = true;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x7d || byte === 0x5d) depth -= 1;
+  }
+  return false;
+}
+
+const parseJson = express.json({
+  limit: BODY_LIMIT,
+  type: ['application/json', 'application/*+json'],
+  strict: true,
+  verify: (_req, _res, raw) => {
+    if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw Object.assign(new Error('The request body is nested too deeply'), { type: TOO_DEEP });
+  },
+});
+
+/**
+ * JSON bodies only (415 otherwise), at most 64 KiB (413) and 32 levels deep (400), malformed
+ * JSON → 400, all in the contract's envelope. Body-less POSTs (e.g. `/users/:id/activate`) are fine.
  */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
   const queryField = nulField(req.query);
@@ -53,6 +86,9 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
   parseJson(req, res, (error?: unknown) => {
     if (error) {
       if ((error as { type?: string }).type === 'entity.too.large') res.setHeader('Connection', 'close');
+      if ((error as { type?: string }).type === TOO_DEEP) {
+        return send(res, DomainError.validation('body', `must not nest objects and arrays more than ${MAX_JSON_DEPTH} deep`));
+      }
       return send(res, error);
     }
     const field = nulField(req.body);
