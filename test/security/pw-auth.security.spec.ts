@@ -81,7 +81,7 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
 
   it('AUTH-01 answers unknown email and wrong password alike, in about the same time (real bcrypt cost)', async () => {
     // 41 wrong passwords for one account: the lockout (AUTH-02, where a locked account answers 423) is set out of reach.
-    const timed = await createTestApp({ env: { BCRYPT_COST: '10', LOCKOUT_MAX_FAILURES: '1000' } });
+    const timed = await createTestApp({ env: { BCRYPT_COST: '12', LOCKOUT_MAX_FAILURES: '1000' } });
     try {
       const user = await register(timed);
       const measure = async (email: string) => {
@@ -92,7 +92,7 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
       await measure(user.email);
       const known: number[] = [];
       const unknown: number[] = [];
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < 15; i++) {
         const a = await measure(user.email);
         const b = await measure(uniqueEmail('ghost'));
         expect(a.status).toBe(401);
@@ -101,7 +101,9 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
         unknown.push(b.ms);
       }
       const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-      expect(Math.abs(median(known) - median(unknown))).toBeLessThan(30);
+      // At cost 12 one comparison takes ~180 ms, so a path without the dummy comparison would
+      // differ by that much; the allowance grows with the machine's load (other test files).
+      expect(Math.abs(median(known) - median(unknown))).toBeLessThan(Math.max(30, 0.15 * median(known)));
     } finally {
       await timed.close();
     }
