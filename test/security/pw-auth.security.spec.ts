@@ -80,7 +80,7 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
   });
 
   it('AUTH-01 answers unknown email and wrong password alike, in about the same time (real bcrypt cost)', async () => {
-    // 41 wrong passwords for one account: the lockout (AUTH-02, where a locked account answers 423) is set out of reach.
+    // Dozens of wrong passwords for one account: the lockout (AUTH-02, where a locked account answers 423) is set out of reach.
     const timed = await createTestApp({ env: { BCRYPT_COST: '12', LOCKOUT_MAX_FAILURES: '1000' } });
     try {
       const user = await register(timed);
