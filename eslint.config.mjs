@@ -13,7 +13,10 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
@@ -40,7 +43,9 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: '@nestjs/common', allowImportNames: ['Injectable'], message: 'Application code uses only Injectable from Nest.' }],
+          paths: [
+            { name: '@nestjs/common', allowImportNames: ['Injectable'], message: 'Application code uses only Injectable from Nest.' },
+          ],
           patterns: [
             { regex: '^(?!@nestjs/common$)[^.]', message: 'Application code imports no packages: put I/O behind a port.' },
             outside('adapters'),

@@ -141,7 +141,19 @@ import { ConfigModule } from './config/config.module';
 /** The composition root: every port is bound to its adapter here. */
 @Module({
   imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
-  controllers: [AuthController, MfaController, AccountController, SessionsController, JwksController, HealthController, MetricsController, AdminUsersController, AdminSessionsController, AdminEventsController, AdminRealmsController],
+  controllers: [
+    AuthController,
+    MfaController,
+    AccountController,
+    SessionsController,
+    JwksController,
+    HealthController,
+    MetricsController,
+    AdminUsersController,
+    AdminSessionsController,
+    AdminEventsController,
+    AdminRealmsController,
+  ],
   providers: [
     // Ports → adapters
     { provide: Clock, useClass: SystemClock },
@@ -178,7 +190,11 @@ import { ConfigModule } from './config/config.module';
     { provide: AccessTokens, useExisting: JwtAccessTokens },
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
     { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
-    { provide: READINESS_PROBES, inject: [TypeOrmReadinessProbe, OutboxReadinessProbe, RateLimitStorageProbe], useFactory: (...probes: unknown[]) => probes },
+    {
+      provide: READINESS_PROBES,
+      inject: [TypeOrmReadinessProbe, OutboxReadinessProbe, RateLimitStorageProbe],
+      useFactory: (...probes: unknown[]) => probes,
+    },
     JwtAccessTokens,
     TypeOrmSigningKeyStore,
     TypeOrmServerSecrets,

@@ -20,7 +20,9 @@ async function bootstrap(): Promise<void> {
   configureApp(app);
   installGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutSeconds * 1000 });
   await app.listen(config.port, config.host);
-  console.log(`Identity service listening on http://${config.host}:${config.port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`);
+  console.log(
+    `Identity service listening on http://${config.host}:${config.port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`,
+  );
 }
 
 void bootstrap();

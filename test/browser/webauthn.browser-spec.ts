@@ -53,10 +53,13 @@ function pageServer(apiPort: () => number): Server {
     } else if (req.url === '/simplewebauthn-browser.js') {
       res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
     } else if (req.url?.startsWith('/api/')) {
-      const upstream = request({ host: '127.0.0.1', port: apiPort(), method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = request(
+        { host: '127.0.0.1', port: apiPort(), method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.writeHead(502).end());
       req.pipe(upstream);
     } else {
@@ -124,8 +127,14 @@ describe('WebAuthn in a real browser: Chromium with a virtual CTAP2 authenticato
       executablePath: CHROMIUM,
       headless: true,
       args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
         '--host-resolver-rules=MAP localhost 127.0.0.1',
       ],
     });
@@ -151,7 +160,10 @@ describe('WebAuthn in a real browser: Chromium with a virtual CTAP2 authenticato
 
     const registered = await registerKey(first.body.tokens.accessToken, 'Laptop');
     expect(registered.status).toBe(200);
-    expect(registered.body).toMatchObject({ credential: { id: expect.any(String), name: 'Laptop' }, mfa: { enabled: true, methods: ['webauthn'] } });
+    expect(registered.body).toMatchObject({
+      credential: { id: expect.any(String), name: 'Laptop' },
+      mfa: { enabled: true, methods: ['webauthn'] },
+    });
     expect(registered.body.recoveryCodes).toHaveLength(10);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
@@ -167,7 +179,8 @@ describe('WebAuthn in a real browser: Chromium with a virtual CTAP2 authenticato
     // The signature counter the authenticator reports is the one the service stored.
     const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     const rows: { counter: string; last_used_at: Date | null }[] = await t.dataSource.query(
-      `SELECT counter, last_used_at FROM webauthn_credentials WHERE id = $1`, [registered.body.credential.id],
+      `SELECT counter, last_used_at FROM webauthn_credentials WHERE id = $1`,
+      [registered.body.credential.id],
     );
     expect(Number(rows[0].counter)).toBe(after.credentials[0].signCount);
     expect(rows[0].last_used_at).not.toBeNull();
@@ -188,7 +201,10 @@ describe('WebAuthn in a real browser: Chromium with a virtual CTAP2 authenticato
       // The browser signs for rpID localhost from this origin; the service accepts only its own origins.
       const refused = await registerKey(signedIn.body.tokens.accessToken, 'Elsewhere');
       expect(refused.status).toBe(400);
-      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'response', message: expect.any(String) }] });
+      expect(refused.body.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'response', message: expect.any(String) }],
+      });
       const { credentials } = await stranger.cdp.send('WebAuthn.getCredentials', { authenticatorId: stranger.authenticatorId });
       expect(credentials).toHaveLength(1);
       expect((await call('/login', { email, password: PASSWORD })).body.requiresMfa).toBe(false);

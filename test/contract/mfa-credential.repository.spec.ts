@@ -23,7 +23,10 @@ function aCredential(userId: string, overrides: Partial<WebauthnCredential> = {}
   };
 }
 
-function contract(name: string, setup: () => Promise<{ mfa: MfaCredentialRepository; newUser: () => Promise<string>; teardown: () => Promise<void> }>) {
+function contract(
+  name: string,
+  setup: () => Promise<{ mfa: MfaCredentialRepository; newUser: () => Promise<string>; teardown: () => Promise<void> }>,
+) {
   describe(`MFA credential repository contract: ${name}`, () => {
     let mfa: MfaCredentialRepository;
     let newUser: () => Promise<string>;
@@ -43,7 +46,9 @@ function contract(name: string, setup: () => Promise<{ mfa: MfaCredentialReposit
       expect(await mfa.confirmTotp(userId, 100, now)).toBe(true);
       expect(await mfa.confirmTotp(userId, 101, now)).toBe(false);
       expect(await mfa.findTotp(userId)).toMatchObject({ secretEncrypted: 'two', lastUsedStep: 100, confirmedAt: now });
-      expect(await mfa.savePendingTotp({ userId, secretEncrypted: 'three', confirmedAt: null, lastUsedStep: 0, createdAt: now })).toBe(false);
+      expect(await mfa.savePendingTotp({ userId, secretEncrypted: 'three', confirmedAt: null, lastUsedStep: 0, createdAt: now })).toBe(
+        false,
+      );
       expect((await mfa.findTotp(userId))?.secretEncrypted).toBe('two');
     });
 
@@ -68,7 +73,15 @@ function contract(name: string, setup: () => Promise<{ mfa: MfaCredentialReposit
       await mfa.insertWebauthn(aCredential(alice, { createdAt: new Date(now.getTime() + 1000) }));
       await expect(mfa.insertWebauthn(aCredential(bob, { id: key.id }))).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
       const found = await mfa.findWebauthn(key.id);
-      expect(found).toMatchObject({ id: key.id, userId: alice, name: 'Key', counter: 3, transports: ['usb'], deviceType: 'singleDevice', backedUp: false });
+      expect(found).toMatchObject({
+        id: key.id,
+        userId: alice,
+        name: 'Key',
+        counter: 3,
+        transports: ['usb'],
+        deviceType: 'singleDevice',
+        backedUp: false,
+      });
       expect(Array.from(found!.publicKey)).toEqual([9, 8, 7, 6]);
       expect((await mfa.listWebauthn(alice)).map((c) => c.id)[0]).toBe(key.id);
       expect(await mfa.listWebauthn(bob)).toEqual([]);

@@ -23,10 +23,16 @@ const policy = { maxFailures: 3, durationSeconds: 60 };
 
 function aSession(userId: string, realmId = 'default'): Session {
   return Session.open({
-    id: crypto.randomUUID(), realmId, userId,
+    id: crypto.randomUUID(),
+    realmId,
+    userId,
     device: { id: crypto.randomUUID(), name: 'Firefox 140 on Linux', type: 'browser', fingerprint: null },
     referenceFingerprint: { client: null, server: { browser: 'Firefox' } },
-    ip: '203.0.113.7', location: { country: null, city: null }, userAgent: 'UA', amr: ['pwd'], now,
+    ip: '203.0.113.7',
+    location: { country: null, city: null },
+    userAgent: 'UA',
+    amr: ['pwd'],
+    now,
     lifetime: { idleTimeoutSeconds: 3600, maxLifetimeSeconds: 86400 },
   });
 }
@@ -161,7 +167,10 @@ contract('in-memory fakes', async () => {
   const users = new InMemoryUserRepository();
   const sessions = new InMemorySessionRepository();
   users.sessions = sessions;
-  return { repos: { users, sessions, refreshTokens: new InMemoryRefreshTokenRepository(sessions, users) }, teardown: async () => undefined };
+  return {
+    repos: { users, sessions, refreshTokens: new InMemoryRefreshTokenRepository(sessions, users) },
+    teardown: async () => undefined,
+  };
 });
 
 contract('TypeORM on the database', async () => {

@@ -28,18 +28,29 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
   describe('POST /register', () => {
     it('creates an unverified user, queues a verification email and records user.registered', async () => {
       const email = uniqueEmail('reg');
-      const res = await t.api().post('/api/v1/auth/register').send({ email: `  ${email.toUpperCase()} `, password: PASSWORD, name: 'Ada Lovelace King' });
+      const res = await t
+        .api()
+        .post('/api/v1/auth/register')
+        .send({ email: `  ${email.toUpperCase()} `, password: PASSWORD, name: 'Ada Lovelace King' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ user: { id: expect.any(String), email, emailVerified: false }, message: expect.any(String) });
-      const outbox: { recipient: string; text_body: string }[] = await t.dataSource.query(`SELECT recipient, text_body FROM email_outbox WHERE recipient = $1`, [email]);
+      const outbox: { recipient: string; text_body: string }[] = await t.dataSource.query(
+        `SELECT recipient, text_body FROM email_outbox WHERE recipient = $1`,
+        [email],
+      );
       expect(outbox).toHaveLength(1);
       expect(outbox[0].text_body).toMatch(/http:\/\/localhost:3000\/verify-email\?token=[A-Za-z0-9_-]{43}/);
-      const tokens: { token_hash: string }[] = await t.dataSource.query(`SELECT token_hash FROM one_time_tokens WHERE user_id = $1`, [res.body.user.id]);
+      const tokens: { token_hash: string }[] = await t.dataSource.query(`SELECT token_hash FROM one_time_tokens WHERE user_id = $1`, [
+        res.body.user.id,
+      ]);
       expect(tokens).toHaveLength(1);
       expect(outbox[0].text_body).not.toContain(tokens[0].token_hash);
       expect(await auditTypes(t, res.body.user.id)).toEqual(['user.registered']);
       const me = await login(t, email);
-      const profile = await t.api().get('/api/v1/auth/me').set(...bearer(me.body.tokens.accessToken));
+      const profile = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(me.body.tokens.accessToken));
       expect(profile.body.user.profile).toEqual({ firstName: 'Ada', lastName: 'Lovelace King', avatar: null });
       expect(profile.body.user.roles).toEqual([]);
     });
@@ -110,10 +121,19 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       });
       const { header, payload } = decode(res.body.tokens.accessToken);
       expect(header).toMatchObject({ alg: 'ES256', typ: 'at+jwt', kid: expect.any(String) });
-      expect(payload).toMatchObject({ sub: id, realm: 'default', sid: expect.any(String), roles: [], amr: ['pwd'], jti: expect.any(String) });
+      expect(payload).toMatchObject({
+        sub: id,
+        realm: 'default',
+        sid: expect.any(String),
+        roles: [],
+        amr: ['pwd'],
+        jti: expect.any(String),
+      });
       expect((payload.exp as number) - (payload.iat as number)).toBe(900);
       expect(res.body.tokens.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(await auditTypes(t, id)).toEqual(['user.registered', 'login.succeeded'].sort((a, b) => (a === 'user.registered' ? -1 : b === 'user.registered' ? 1 : 0)));
+      expect(await auditTypes(t, id)).toEqual(
+        ['user.registered', 'login.succeeded'].sort((a, b) => (a === 'user.registered' ? -1 : b === 'user.registered' ? 1 : 0)),
+      );
       const [session] = await t.dataSource.query(`SELECT user_id, device_type FROM sessions WHERE id = $1`, [payload.sid]);
       expect(session.user_id).toBe(id);
     });
@@ -174,7 +194,10 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       expect(reuse.body.error.code).toBe('INVALID_TOKEN');
       const newest = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: rotated.body.tokens.refreshToken });
       expect(newest.status).toBe(401);
-      const me = await t.api().get('/api/v1/auth/me').set(...bearer(rotated.body.tokens.accessToken));
+      const me = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(rotated.body.tokens.accessToken));
       expect(me.status).toBe(401);
       expect(await auditTypes(t, user.id)).toContain('refresh.reused');
     });
@@ -209,7 +232,10 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       const successors = new Set(results.map((r) => r.body.tokens.refreshToken));
       expect(successors.size).toBe(1);
       const sid = decode(user.accessToken).payload.sid;
-      const live: { n: string }[] = await t.dataSource.query(`SELECT count(*) AS n FROM refresh_tokens WHERE session_id = $1 AND rotated_at IS NULL`, [sid]);
+      const live: { n: string }[] = await t.dataSource.query(
+        `SELECT count(*) AS n FROM refresh_tokens WHERE session_id = $1 AND rotated_at IS NULL`,
+        [sid],
+      );
       expect(Number(live[0].n)).toBe(1);
       const rows: { token_hash: string }[] = await t.dataSource.query(`SELECT token_hash FROM refresh_tokens WHERE session_id = $1`, [sid]);
       expect(rows.map((r) => r.token_hash)).not.toContain(user.refreshToken);
@@ -223,7 +249,10 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true });
       expect((await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken })).status).toBe(401);
-      const me = await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken));
+      const me = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(user.accessToken));
       expect(me.status).toBe(401);
       expect(me.body.error.code).toBe('INVALID_TOKEN');
       expect(await auditTypes(t, user.id)).toContain('logout');
@@ -234,7 +263,10 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       await t.api().post('/api/v1/auth/logout').send({ refreshToken: user.refreshToken });
       const again = await t.api().post('/api/v1/auth/logout').send({ refreshToken: user.refreshToken });
       expect(again.body).toEqual({ success: true });
-      const never = await t.api().post('/api/v1/auth/logout').send({ refreshToken: 'y'.repeat(43) });
+      const never = await t
+        .api()
+        .post('/api/v1/auth/logout')
+        .send({ refreshToken: 'y'.repeat(43) });
       expect(never.status).toBe(401);
       expect(never.body.error.code).toBe('INVALID_TOKEN');
     });
@@ -243,13 +275,20 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
   describe('GET /me and access tokens', () => {
     it('returns the administrative view of the user', async () => {
       const user = await signedInUser(t);
-      const res = await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken));
+      const res = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(user.accessToken));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         user: {
-          id: user.id, email: user.email, emailVerified: false,
+          id: user.id,
+          email: user.email,
+          emailVerified: false,
           profile: { firstName: 'Test', lastName: 'User', avatar: null },
-          mfa: { enabled: false, methods: [] }, status: 'active', roles: [],
+          mfa: { enabled: false, methods: [] },
+          status: 'active',
+          roles: [],
           createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
           lastLoginAt: expect.stringMatching(/Z$/),
         },
@@ -267,7 +306,10 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
     it('refuses an expired token with TOKEN_EXPIRED', async () => {
       const user = await signedInUser(t);
       t.clock.advance(901);
-      const res = await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken));
+      const res = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(user.accessToken));
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('TOKEN_EXPIRED');
     });
@@ -292,10 +334,17 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
         malformed: 'not-a-jwt',
       };
       for (const [name, token] of Object.entries(forged)) {
-        const res = await t.api().get('/api/v1/auth/me').set(...bearer(token));
+        const res = await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(token));
         expect([name, res.status, res.body.error?.code]).toEqual([name, 401, 'INVALID_TOKEN']);
       }
-      const otherRealm = await t.api().get('/api/v1/auth/me').set('X-Realm-Id', 'master').set(...bearer(user.accessToken));
+      const otherRealm = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set('X-Realm-Id', 'master')
+        .set(...bearer(user.accessToken));
       expect(otherRealm.status).toBe(401);
     });
 
@@ -330,7 +379,10 @@ describe('HTTP conventions (contract §1)', () => {
   });
 
   it('refuses a body over 64 KiB with 413 PAYLOAD_TOO_LARGE', async () => {
-    const res = await t.api().post('/api/v1/auth/register').send({ email: 'a@example.com', password: 'p'.repeat(2 * 1024 * 1024), name: 'N' });
+    const res = await t
+      .api()
+      .post('/api/v1/auth/register')
+      .send({ email: 'a@example.com', password: 'p'.repeat(2 * 1024 * 1024), name: 'N' });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -339,7 +391,10 @@ describe('HTTP conventions (contract §1)', () => {
     const bad = await t.api().post('/api/v1/auth/login').set('Content-Type', 'application/json').send('{"email": ');
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
-    const array = await t.api().post('/api/v1/auth/login').send([{ email: 'a@example.com', password: 'x' }]);
+    const array = await t
+      .api()
+      .post('/api/v1/auth/login')
+      .send([{ email: 'a@example.com', password: 'x' }]);
     expect(array.status).toBe(400);
   });
 
@@ -353,7 +408,11 @@ describe('HTTP conventions (contract §1)', () => {
   });
 
   it('reads X-Realm-Id: unknown realm → 404 REALM_NOT_FOUND, malformed → 400', async () => {
-    const unknown = await t.api().post('/api/v1/auth/login').set('X-Realm-Id', 'no-such-realm').send({ email: 'a@example.com', password: 'x' });
+    const unknown = await t
+      .api()
+      .post('/api/v1/auth/login')
+      .set('X-Realm-Id', 'no-such-realm')
+      .send({ email: 'a@example.com', password: 'x' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('REALM_NOT_FOUND');
     for (const bad of ['', '../', "' OR 1=1--", 'A'.repeat(10000)]) {

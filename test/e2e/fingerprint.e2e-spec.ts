@@ -21,7 +21,9 @@ jest.setTimeout(60_000);
 describe('hijack detection on refresh (contract §5, §3.6)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: 'loopback', BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+    t = await createTestApp({
+      env: { TRUST_PROXY: 'loopback', BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -32,7 +34,11 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
     if (via === 'header' && device.components) req.set('X-Device-Fingerprint', fingerprintOf(device)!);
     const res = await req.send({ email, password: PASSWORD, ...(via === 'body' ? { deviceFingerprint: fingerprintOf(device) } : {}) });
     expect(res.status).toBe(200);
-    return { accessToken: res.body.tokens.accessToken as string, refreshToken: res.body.tokens.refreshToken as string, sid: sidOf(res.body.tokens.accessToken) };
+    return {
+      accessToken: res.body.tokens.accessToken as string,
+      refreshToken: res.body.tokens.refreshToken as string,
+      sid: sidOf(res.body.tokens.accessToken),
+    };
   }
 
   function refresh(refreshToken: string, device: Device, via: 'body' | 'header' = 'body') {
@@ -42,16 +48,17 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
   }
 
   async function events(userId: string, type: string) {
-    return t.dataSource.query(`SELECT session_id AS "sessionId", ip, details FROM audit_events WHERE user_id = $1 AND type = $2 ORDER BY at`, [
-      userId,
-      type,
-    ]) as Promise<{ sessionId: string | null; ip: string | null; details: { score?: number; [key: string]: unknown } }[]>;
+    return t.dataSource.query(
+      `SELECT session_id AS "sessionId", ip, details FROM audit_events WHERE user_id = $1 AND type = $2 ORDER BY at`,
+      [userId, type],
+    ) as Promise<{ sessionId: string | null; ip: string | null; details: { score?: number; [key: string]: unknown } }[]>;
   }
 
   async function securityNotices(email: string) {
-    return t.dataSource.query(`SELECT subject, text_body AS "text" FROM email_outbox WHERE recipient = $1 AND subject LIKE 'Security notice%'`, [email]) as Promise<
-      { subject: string; text: string }[]
-    >;
+    return t.dataSource.query(
+      `SELECT subject, text_body AS "text" FROM email_outbox WHERE recipient = $1 AND subject LIKE 'Security notice%'`,
+      [email],
+    ) as Promise<{ subject: string; text: string }[]>;
   }
 
   async function sessionRow(id: string) {
@@ -60,18 +67,31 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
        FROM sessions WHERE id = $1`,
       [id],
     );
-    return row as { status: string; flagReason: string | null; flagScore: number | null; flaggedAt: Date | null; revokedAt: Date | null; revokeReason: string | null };
+    return row as {
+      status: string;
+      flagReason: string | null;
+      flagScore: number | null;
+      flaggedAt: Date | null;
+      revokedAt: Date | null;
+      revokeReason: string | null;
+    };
   }
 
   async function ownSessions(accessToken: string) {
-    const res = await t.api().get('/api/v1/auth/sessions').set(...bearer(accessToken));
+    const res = await t
+      .api()
+      .get('/api/v1/auth/sessions')
+      .set(...bearer(accessToken));
     expect(res.status).toBe(200);
     return res.body.sessions as ListedSession[];
   }
 
   /** MFA switched on behind the user's back, so that the session opened before it is a password session of an MFA user. */
   async function enableTotpDirectly(userId: string) {
-    await t.dataSource.query(`INSERT INTO totp_credentials (user_id, secret_encrypted, confirmed_at, created_at) VALUES ($1, 'unused', now(), now())`, [userId]);
+    await t.dataSource.query(
+      `INSERT INTO totp_credentials (user_id, secret_encrypted, confirmed_at, created_at) VALUES ($1, 'unused', now(), now())`,
+      [userId],
+    );
   }
 
   async function adminToken() {
@@ -131,7 +151,10 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
       const again = await refresh(session.refreshToken, MAC_CHROME);
       expect(again.status).toBe(401);
       expect(again.body.error.code).toBe('INVALID_TOKEN');
-      const me = await t.api().get('/api/v1/auth/me').set(...bearer(session.accessToken));
+      const me = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(session.accessToken));
       expect(me.status).toBe(401);
       expect(me.body.error.code).toBe('INVALID_TOKEN');
 
@@ -178,7 +201,10 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
         deviceFingerprint: JSON.stringify({ canvas: { nested: true } }),
       });
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'deviceFingerprint' })] });
+      expect(res.body.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [expect.objectContaining({ field: 'deviceFingerprint' })],
+      });
       expect((await sessionRow(session.sid)).status).toBe('active');
       expect((await refresh(session.refreshToken, MAC_CHROME)).status).toBe(200);
     });
@@ -192,10 +218,13 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
 
       const res = await refresh(session.refreshToken, WINDOWS_FIREFOX);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: { code: 'MFA_REQUIRED', message: expect.any(String), status: 401, mfaToken: expect.stringMatching(/^[A-Za-z0-9_-]{43,}$/) } });
-      const [challenge] = await t.dataSource.query(`SELECT kind, payload, expires_at AS "expiresAt", used_at AS "usedAt" FROM one_time_tokens WHERE user_id = $1 AND kind = 'mfa'`, [
-        user.id,
-      ]);
+      expect(res.body).toEqual({
+        error: { code: 'MFA_REQUIRED', message: expect.any(String), status: 401, mfaToken: expect.stringMatching(/^[A-Za-z0-9_-]{43,}$/) },
+      });
+      const [challenge] = await t.dataSource.query(
+        `SELECT kind, payload, expires_at AS "expiresAt", used_at AS "usedAt" FROM one_time_tokens WHERE user_id = $1 AND kind = 'mfa'`,
+        [user.id],
+      );
       expect(challenge.payload).toMatchObject({ purpose: 'reverify', sessionId: session.sid, client: { ip: WINDOWS_FIREFOX.ip } });
       expect(challenge.usedAt).toBeNull();
 
@@ -231,22 +260,38 @@ describe('hijack detection on refresh (contract §5, §3.6)', () => {
       expect((await refresh(flaggedSession.refreshToken, WINDOWS_FIREFOX)).body.error.code).toBe('MFA_REQUIRED');
 
       const admin = await adminToken();
-      const res = await t.api().get(`/v1/admin/sessions?status=flagged&userId=${user.id}`).set('X-Realm-Id', 'default').set(...bearer(admin));
+      const res = await t
+        .api()
+        .get(`/v1/admin/sessions?status=flagged&userId=${user.id}`)
+        .set('X-Realm-Id', 'default')
+        .set(...bearer(admin));
       expect(res.status).toBe(200);
       expect(res.body.sessions.map((s: { id: string }) => s.id)).toEqual([flaggedSession.sid]);
-      expect(res.body.sessions[0]).toMatchObject({ status: 'flagged', flag: { reason: 'fingerprint_mismatch', score: expect.any(Number) } });
+      expect(res.body.sessions[0]).toMatchObject({
+        status: 'flagged',
+        flag: { reason: 'fingerprint_mismatch', score: expect.any(Number) },
+      });
       expect(res.body.pagination).toMatchObject({ total: 1 });
-      const active = await t.api().get(`/v1/admin/sessions?status=active&userId=${user.id}`).set('X-Realm-Id', 'default').set(...bearer(admin));
+      const active = await t
+        .api()
+        .get(`/v1/admin/sessions?status=active&userId=${user.id}`)
+        .set('X-Realm-Id', 'default')
+        .set(...bearer(admin));
       expect(active.body.sessions.map((s: { id: string }) => s.id)).toEqual([quietSession.sid]);
     });
 
     it('restores the SAME session after /mfa/verify; the verifying device becomes the reference and the flag clears', async () => {
       const user = await register(t, uniqueEmail());
       const session = await signIn(user.email, MAC_CHROME);
-      const setup = await from(t.api().post('/api/v1/auth/mfa/totp/setup'), MAC_CHROME).set(...bearer(session.accessToken)).send({});
+      const setup = await from(t.api().post('/api/v1/auth/mfa/totp/setup'), MAC_CHROME)
+        .set(...bearer(session.accessToken))
+        .send({});
       expect(setup.status).toBe(200);
-      const code = () => speakeasy.totp({ secret: setup.body.secret, encoding: 'base32', time: Math.floor(t.clock.now().getTime() / 1000) });
-      const confirm = await from(t.api().post('/api/v1/auth/mfa/totp/confirm'), MAC_CHROME).set(...bearer(session.accessToken)).send({ code: code() });
+      const code = () =>
+        speakeasy.totp({ secret: setup.body.secret, encoding: 'base32', time: Math.floor(t.clock.now().getTime() / 1000) });
+      const confirm = await from(t.api().post('/api/v1/auth/mfa/totp/confirm'), MAC_CHROME)
+        .set(...bearer(session.accessToken))
+        .send({ code: code() });
       expect(confirm.status).toBe(200);
 
       const refused = await refresh(session.refreshToken, WINDOWS_FIREFOX);
@@ -290,7 +335,11 @@ describe('hijack detection with FINGERPRINT_MATCH_THRESHOLD=0.99', () => {
 
   it('flags the drift that the default 0.70 lets through', async () => {
     const user = await register(t, uniqueEmail());
-    const login = await from(t.api().post('/api/v1/auth/login'), MAC_CHROME).send({ email: user.email, password: PASSWORD, deviceFingerprint: fingerprintOf(MAC_CHROME) });
+    const login = await from(t.api().post('/api/v1/auth/login'), MAC_CHROME).send({
+      email: user.email,
+      password: PASSWORD,
+      deviceFingerprint: fingerprintOf(MAC_CHROME),
+    });
     const res = await from(t.api().post('/api/v1/auth/refresh'), MAC_CHROME_DRIFTED).send({
       refreshToken: login.body.tokens.refreshToken,
       deviceFingerprint: fingerprintOf(MAC_CHROME_DRIFTED),

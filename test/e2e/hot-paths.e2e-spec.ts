@@ -16,26 +16,45 @@ describe('hot paths keep their checks', () => {
   it('answers GET /me with the caller, and refuses the same remembered token once its session ended', async () => {
     const user = await signedInUser(t);
     for (let i = 0; i < 3; i++) {
-      const res = await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken));
+      const res = await t
+        .api()
+        .get('/api/v1/auth/me')
+        .set(...bearer(user.accessToken));
       expect(res.status).toBe(200);
       expect(res.body.user).toMatchObject({ id: user.id, email: user.email, status: 'active' });
     }
     expect((await t.api().post('/api/v1/auth/logout').send({ refreshToken: user.refreshToken })).status).toBe(200);
-    const after = await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken));
+    const after = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(user.accessToken));
     expect(after.status).toBe(401);
     expect(after.body.error.code).toBe('INVALID_TOKEN');
   });
 
   it('refuses a remembered token after its exp with TOKEN_EXPIRED, and a forged copy of it always', async () => {
     const user = await signedInUser(t);
-    expect((await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken))).status).toBe(200);
+    expect(
+      (
+        await t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(user.accessToken))
+      ).status,
+    ).toBe(200);
     const [h, p, s] = user.accessToken.split('.');
     const forged = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BA' : 'AA'}`;
-    const refused = await t.api().get('/api/v1/auth/me').set(...bearer(forged));
+    const refused = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(forged));
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('INVALID_TOKEN');
     t.clock.advance(901);
-    const expired = await t.api().get('/api/v1/auth/me').set(...bearer(user.accessToken));
+    const expired = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(user.accessToken));
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe('TOKEN_EXPIRED');
   });
@@ -46,7 +65,10 @@ describe('hot paths keep their checks', () => {
     expect(first.status).toBe(200);
     const successor = first.body.tokens.refreshToken as string;
     expect(successor).not.toBe(user.refreshToken);
-    const me = await t.api().get('/api/v1/auth/me').set(...bearer(first.body.tokens.accessToken));
+    const me = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(first.body.tokens.accessToken));
     expect(me.body.user.id).toBe(user.id);
     t.clock.advance(11);
     const reused = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken });

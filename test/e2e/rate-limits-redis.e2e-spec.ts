@@ -113,7 +113,8 @@ describeScaleOut('two instances sharing PostgreSQL and Redis', () => {
     const email = await register(baseA);
     const ip = freshIp();
     const results: HttpResult[] = [];
-    for (let i = 0; i < 7; i++) results.push(await send(i % 2 ? baseB : baseA, 'POST', `${AUTH}/login`, { from: ip, body: wrongLogin(email) }));
+    for (let i = 0; i < 7; i++)
+      results.push(await send(i % 2 ? baseB : baseA, 'POST', `${AUTH}/login`, { from: ip, body: wrongLogin(email) }));
     expect(results.map((r) => r.status)).toEqual([401, 401, 401, 401, 401, 429, 429]);
     expect(results.slice(0, 5).map((r) => r.headers['ratelimit-remaining'])).toEqual(['4', '3', '2', '1', '0']);
     expect(results[5].headers['retry-after']).toBe('900');
@@ -125,7 +126,9 @@ describeScaleOut('two instances sharing PostgreSQL and Redis', () => {
   it('lets exactly 5 of 50 concurrent logins from one IP through, spread over both instances', async () => {
     const email = await register(baseB);
     const ip = freshIp();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i % 2 ? baseB : baseA, 'POST', `${AUTH}/login`, { from: ip, body: wrongLogin(email) })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => send(i % 2 ? baseB : baseA, 'POST', `${AUTH}/login`, { from: ip, body: wrongLogin(email) })),
+    );
     expect(results.filter((r) => r.status === 401)).toHaveLength(5);
     expect(results.filter((r) => r.status === 429)).toHaveLength(45);
   });
@@ -143,7 +146,10 @@ describeScaleOut('two instances sharing PostgreSQL and Redis', () => {
     const ip = freshIp();
     await register(baseA, ip);
     await register(baseB, ip);
-    const limited = await send(baseA, 'POST', `${AUTH}/register`, { from: ip, body: { email: uniqueEmail('scale'), password: PASSWORD, name: 'Third' } });
+    const limited = await send(baseA, 'POST', `${AUTH}/register`, {
+      from: ip,
+      body: { email: uniqueEmail('scale'), password: PASSWORD, name: 'Third' },
+    });
     expect(limited.status).toBe(429);
     const retryAfter = Number(limited.headers['retry-after']);
     expect([1, 2, 3]).toContain(retryAfter);
@@ -227,7 +233,8 @@ describe('Redis unreachable from the start (a dead port)', () => {
   it('keeps answering and limiting, with counters in this instance memory (they follow the app clock)', async () => {
     const ip = freshIp();
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await send(base, 'POST', `${AUTH}/login`, { from: ip, body: wrongLogin('nobody@example.com') })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await send(base, 'POST', `${AUTH}/login`, { from: ip, body: wrongLogin('nobody@example.com') })).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
     expect((await send(base, 'POST', `${AUTH}/login`, { from: freshIp(), body: wrongLogin('nobody@example.com') })).status).toBe(401);
     t.clock.advance(900);
@@ -372,4 +379,3 @@ describeWithRedis('Redis stopping and coming back mid-run', () => {
     expect(after.headers['ratelimit-remaining']).toBe('1');
   });
 });
-

@@ -44,7 +44,8 @@ describe('rate limits on one instance (contract §8)', () => {
   let t: TestApp;
   let base: string;
 
-  const post = (path: string, from: string, body: unknown, headers?: Record<string, string>) => send(base, 'POST', path, { from, body, headers });
+  const post = (path: string, from: string, body: unknown, headers?: Record<string, string>) =>
+    send(base, 'POST', path, { from, body, headers });
   const get = (path: string, from: string, headers?: Record<string, string>) => send(base, 'GET', path, { from, headers });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -63,7 +64,10 @@ describe('rate limits on one instance (contract §8)', () => {
   }
 
   async function auditCount(userId: string, type: string): Promise<number> {
-    const rows: { n: string }[] = await t.dataSource.query(`SELECT count(*) AS n FROM audit_events WHERE user_id = $1 AND type = $2`, [userId, type]);
+    const rows: { n: string }[] = await t.dataSource.query(`SELECT count(*) AS n FROM audit_events WHERE user_id = $1 AND type = $2`, [
+      userId,
+      type,
+    ]);
     return Number(rows[0].n);
   }
 
@@ -107,7 +111,9 @@ describe('rate limits on one instance (contract §8)', () => {
       const user = await registerFrom();
       const ip = freshIp();
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => post(`${AUTH}/login`, ip, { email: user.email, password: i % 2 ? PASSWORD : 'wrong password 123' })),
+        Array.from({ length: 50 }, (_, i) =>
+          post(`${AUTH}/login`, ip, { email: user.email, password: i % 2 ? PASSWORD : 'wrong password 123' }),
+        ),
       );
       const through = results.filter((r) => r.status !== 429);
       expect(through).toHaveLength(3);
@@ -120,7 +126,12 @@ describe('rate limits on one instance (contract §8)', () => {
       const ip = freshIp();
       const statuses: number[] = [];
       for (let i = 1; i <= 4; i++) {
-        const res = await post(`${AUTH}/login`, ip, { email: user.email, password: 'wrong password 123' }, { 'x-forwarded-for': `198.51.100.${i}` });
+        const res = await post(
+          `${AUTH}/login`,
+          ip,
+          { email: user.email, password: 'wrong password 123' },
+          { 'x-forwarded-for': `198.51.100.${i}` },
+        );
         statuses.push(res.status);
       }
       expect(statuses).toEqual([401, 401, 401, 429]);
@@ -262,7 +273,8 @@ describe('rate limits on one instance (contract §8)', () => {
     it('counts both routes together, queues nothing for a refused request, spares other IPs and resets', async () => {
       const user = await registerFrom();
       const ip = freshIp();
-      const outbox = async () => Number((await t.dataSource.query(`SELECT count(*) AS n FROM email_outbox WHERE recipient = $1`, [user.email]))[0].n);
+      const outbox = async () =>
+        Number((await t.dataSource.query(`SELECT count(*) AS n FROM email_outbox WHERE recipient = $1`, [user.email]))[0].n);
       const forgot = await post(`${AUTH}/password/forgot`, ip, { email: user.email });
       expect(forgot.status).toBe(202);
       expectLimitHeaders(forgot, 2, 1, 3600);
@@ -334,7 +346,11 @@ describe('rate limits behind a trusted proxy (TRUST_PROXY=loopback)', () => {
   });
 
   const attempt = (xff: string) =>
-    send(base, 'POST', `${AUTH}/login`, { from: '127.0.0.1', body: { email: 'nobody@example.com', password: 'wrong password 123' }, headers: { 'x-forwarded-for': xff } });
+    send(base, 'POST', `${AUTH}/login`, {
+      from: '127.0.0.1',
+      body: { email: 'nobody@example.com', password: 'wrong password 123' },
+      headers: { 'x-forwarded-for': xff },
+    });
 
   it('keys on the right-most untrusted X-Forwarded-For address: clients behind the proxy are told apart, and prepending addresses does not escape the limit', async () => {
     expect((await attempt('203.0.113.7')).status).toBe(401);

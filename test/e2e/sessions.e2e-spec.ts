@@ -21,8 +21,14 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     writeFileSync(
       geoDb,
       buildMmdb([
-        { cidr: '203.0.113.0/24', data: { city: { geoname_id: 1, names: { en: 'Berlin' } }, country: { geoname_id: 2, iso_code: 'DE', names: { en: 'Germany' } } } },
-        { cidr: '198.51.100.0/24', data: { city: { geoname_id: 3, names: { en: 'Paris' } }, country: { geoname_id: 4, iso_code: 'FR', names: { en: 'France' } } } },
+        {
+          cidr: '203.0.113.0/24',
+          data: { city: { geoname_id: 1, names: { en: 'Berlin' } }, country: { geoname_id: 2, iso_code: 'DE', names: { en: 'Germany' } } },
+        },
+        {
+          cidr: '198.51.100.0/24',
+          data: { city: { geoname_id: 3, names: { en: 'Paris' } }, country: { geoname_id: 4, iso_code: 'FR', names: { en: 'France' } } },
+        },
       ]),
     );
     t = await createTestApp({ env: { TRUST_PROXY: 'loopback', GEOIP_DB: geoDb } });
@@ -33,7 +39,11 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
   });
 
   async function signIn(email: string, device: Device) {
-    const res = await from(t.api().post('/api/v1/auth/login'), device).send({ email, password: PASSWORD, deviceFingerprint: fingerprintOf(device) });
+    const res = await from(t.api().post('/api/v1/auth/login'), device).send({
+      email,
+      password: PASSWORD,
+      deviceFingerprint: fingerprintOf(device),
+    });
     expect(res.status).toBe(200);
     const tokens = res.body.tokens as { accessToken: string; refreshToken: string };
     const sid = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1], 'base64url').toString()).sid as string;
@@ -45,7 +55,10 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
   }
 
   async function listOwn(accessToken: string) {
-    const res = await t.api().get('/api/v1/auth/sessions').set(...bearer(accessToken));
+    const res = await t
+      .api()
+      .get('/api/v1/auth/sessions')
+      .set(...bearer(accessToken));
     expect(res.status).toBe(200);
     return res.body.sessions as ListedSession[];
   }
@@ -57,7 +70,7 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     ) as Promise<{ sessionId: string | null; actorId: string | null; ip: string | null; details: Record<string, unknown> }[]>;
   }
 
-  it('lists the caller\'s live sessions, newest first, with device, location and current: true on the caller\'s own only', async () => {
+  it("lists the caller's live sessions, newest first, with device, location and current: true on the caller's own only", async () => {
     const alice = await register(t, uniqueEmail('alice'));
     const onMac = await signIn(alice.email, MAC_CHROME);
     t.clock.advance(1);
@@ -113,7 +126,7 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     expect(Date.parse(listed.lastActiveAt) - Date.parse(listed.createdAt)).toBeGreaterThanOrEqual(60_000);
   });
 
-  it('revokes one of the caller\'s sessions: its refresh and access tokens stop working, the others go on', async () => {
+  it("revokes one of the caller's sessions: its refresh and access tokens stop working, the others go on", async () => {
     const user = await register(t, uniqueEmail());
     const keep = await signIn(user.email, MAC_CHROME);
     const lost = await signIn(user.email, WINDOWS_FIREFOX);
@@ -123,7 +136,10 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     expect(res.body).toEqual({ success: true });
 
     expect((await refresh(lost.refreshToken, WINDOWS_FIREFOX)).body.error).toMatchObject({ code: 'INVALID_TOKEN', status: 401 });
-    const me = await t.api().get('/api/v1/auth/me').set(...bearer(lost.accessToken));
+    const me = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(lost.accessToken));
     expect(me.status).toBe(401);
     expect(me.body.error.code).toBe('INVALID_TOKEN');
     expect((await listOwn(keep.accessToken)).map((s) => s.id)).toEqual([keep.sid]);
@@ -132,7 +148,10 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
       { sessionId: lost.sid, actorId: user.id, ip: MAC_CHROME.ip, details: { reason: 'revoked_by_user', current: false } },
     ]);
 
-    const again = await t.api().delete(`/api/v1/auth/sessions/${lost.sid}`).set(...bearer(keep.accessToken));
+    const again = await t
+      .api()
+      .delete(`/api/v1/auth/sessions/${lost.sid}`)
+      .set(...bearer(keep.accessToken));
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: { code: 'SESSION_NOT_FOUND', message: expect.any(String), status: 404 } });
   });
@@ -140,13 +159,24 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
   it('lets the caller end the session it is using, after which its access token is refused', async () => {
     const user = await register(t, uniqueEmail());
     const session = await signIn(user.email, MAC_CHROME);
-    await t.api().delete(`/api/v1/auth/sessions/${session.sid}`).set(...bearer(session.accessToken)).expect(200);
-    expect((await t.api().get('/api/v1/auth/sessions').set(...bearer(session.accessToken))).status).toBe(401);
+    await t
+      .api()
+      .delete(`/api/v1/auth/sessions/${session.sid}`)
+      .set(...bearer(session.accessToken))
+      .expect(200);
+    expect(
+      (
+        await t
+          .api()
+          .get('/api/v1/auth/sessions')
+          .set(...bearer(session.accessToken))
+      ).status,
+    ).toBe(401);
     expect((await refresh(session.refreshToken, MAC_CHROME)).status).toBe(401);
   });
 
   it.each([
-    ['another user\'s session', 'other'],
+    ["another user's session", 'other'],
     ['an unknown session id', '6f1c2d3e-4b5a-4c6d-8e7f-8091a2b3c4d5'],
     ['an id that is not a UUID', 'not-a-session'],
   ])('answers 404 SESSION_NOT_FOUND for %s and revokes nothing', async (_what, target) => {
@@ -156,7 +186,10 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     const callerSession = await signIn(caller.email, MAC_CHROME);
     const id = target === 'other' ? victimSession.sid : target;
 
-    const res = await t.api().delete(`/api/v1/auth/sessions/${id}`).set(...bearer(callerSession.accessToken));
+    const res = await t
+      .api()
+      .delete(`/api/v1/auth/sessions/${id}`)
+      .set(...bearer(callerSession.accessToken));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: { code: 'SESSION_NOT_FOUND', message: expect.any(String), status: 404 } });
     expect((await listOwn(victimSession.accessToken)).map((s) => s.id)).toEqual([victimSession.sid]);
@@ -164,20 +197,30 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     expect(await revokedEvents(victim.id)).toEqual([]);
   });
 
-  it('revokes all the caller\'s other sessions and answers how many', async () => {
+  it("revokes all the caller's other sessions and answers how many", async () => {
     const user = await register(t, uniqueEmail());
     const current = await signIn(user.email, MAC_CHROME);
     const second = await signIn(user.email, WINDOWS_FIREFOX);
     const third = await signIn(user.email, { ...MAC_CHROME, ip: '198.51.100.4' });
     const stranger = await signIn((await register(t, uniqueEmail())).email, WINDOWS_FIREFOX);
 
-    const res = await t.api().delete('/api/v1/auth/sessions').set(...bearer(current.accessToken));
+    const res = await t
+      .api()
+      .delete('/api/v1/auth/sessions')
+      .set(...bearer(current.accessToken));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, revoked: 2 });
 
     for (const ended of [second, third]) {
       expect((await refresh(ended.refreshToken, MAC_CHROME)).status).toBe(401);
-      expect((await t.api().get('/api/v1/auth/me').set(...bearer(ended.accessToken))).status).toBe(401);
+      expect(
+        (
+          await t
+            .api()
+            .get('/api/v1/auth/me')
+            .set(...bearer(ended.accessToken))
+        ).status,
+      ).toBe(401);
     }
     expect((await listOwn(current.accessToken)).map((s) => [s.id, s.current])).toEqual([[current.sid, true]]);
     expect((await refresh(current.refreshToken, MAC_CHROME)).status).toBe(200);
@@ -186,7 +229,10 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     expect(events.map((e) => e.sessionId).sort()).toEqual([second.sid, third.sid].sort());
     expect(events.every((e) => e.actorId === user.id && e.details.reason === 'revoked_by_user')).toBe(true);
 
-    const again = await t.api().delete('/api/v1/auth/sessions').set(...bearer(current.accessToken));
+    const again = await t
+      .api()
+      .delete('/api/v1/auth/sessions')
+      .set(...bearer(current.accessToken));
     expect(again.body).toEqual({ success: true, revoked: 0 });
   });
 
@@ -195,7 +241,10 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () =
     await signIn(user.email, WINDOWS_FIREFOX);
     t.clock.advance(t.config.sessionIdleTimeoutSeconds + 1);
     const current = await signIn(user.email, MAC_CHROME);
-    const res = await t.api().delete('/api/v1/auth/sessions').set(...bearer(current.accessToken));
+    const res = await t
+      .api()
+      .delete('/api/v1/auth/sessions')
+      .set(...bearer(current.accessToken));
     expect(res.body).toEqual({ success: true, revoked: 0 });
     expect(await listOwn(current.accessToken)).toHaveLength(1);
   });

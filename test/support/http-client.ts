@@ -38,7 +38,15 @@ export function send(baseUrl: string, method: string, path: string, options: Sen
   return new Promise((resolve, reject) => {
     const req = http.request(
       // A connection of its own (no agent), so the source address applies to this request.
-      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: options.from, agent: false },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers,
+        localAddress: options.from,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -35,11 +35,18 @@ export async function userWithTotp(t: TestApp) {
   const user = await register(t, uniqueEmail('mfa'));
   const signedIn = await login(t, user.email);
   const accessToken = signedIn.body.tokens.accessToken as string;
-  const setup = await t.api().post('/api/v1/auth/mfa/totp/setup').set(...bearer(accessToken));
+  const setup = await t
+    .api()
+    .post('/api/v1/auth/mfa/totp/setup')
+    .set(...bearer(accessToken));
   if (setup.status !== 200) throw new Error(`setup failed: ${setup.status} ${JSON.stringify(setup.body)}`);
   const secret = setup.body.secret as string;
   midStep(t);
-  const confirm = await t.api().post('/api/v1/auth/mfa/totp/confirm').set(...bearer(accessToken)).send({ code: code(t, secret) });
+  const confirm = await t
+    .api()
+    .post('/api/v1/auth/mfa/totp/confirm')
+    .set(...bearer(accessToken))
+    .send({ code: code(t, secret) });
   if (confirm.status !== 200) throw new Error(`confirm failed: ${confirm.status} ${JSON.stringify(confirm.body)}`);
   // The confirming code's step is used up: later logins need the next one.
   nextStep(t);
@@ -48,9 +55,17 @@ export async function userWithTotp(t: TestApp) {
 
 /** Registers a WebAuthn credential made by a software authenticator for a signed-in user. */
 export async function addSoftKey(t: TestApp, accessToken: string, name?: string, authenticator = new SoftAuthenticator()) {
-  const options = await t.api().post('/api/v1/auth/mfa/webauthn/register/options').set(...bearer(accessToken)).send(name ? { name } : {});
+  const options = await t
+    .api()
+    .post('/api/v1/auth/mfa/webauthn/register/options')
+    .set(...bearer(accessToken))
+    .send(name ? { name } : {});
   if (options.status !== 200) throw new Error(`register options failed: ${options.status} ${JSON.stringify(options.body)}`);
-  const verify = await t.api().post('/api/v1/auth/mfa/webauthn/register/verify').set(...bearer(accessToken)).send({ response: authenticator.attestation(options.body) });
+  const verify = await t
+    .api()
+    .post('/api/v1/auth/mfa/webauthn/register/verify')
+    .set(...bearer(accessToken))
+    .send({ response: authenticator.attestation(options.body) });
   if (verify.status !== 200) throw new Error(`register verify failed: ${verify.status} ${JSON.stringify(verify.body)}`);
   return { authenticator, body: verify.body };
 }
@@ -76,7 +91,12 @@ export function verify(t: TestApp, body: Record<string, unknown>) {
 }
 
 /** Asks for WebAuthn options for an mfaToken and answers them with the authenticator. */
-export async function webauthnAnswer(t: TestApp, token: string, authenticator: SoftAuthenticator, tamper: Parameters<SoftAuthenticator['assertion']>[1] = {}) {
+export async function webauthnAnswer(
+  t: TestApp,
+  token: string,
+  authenticator: SoftAuthenticator,
+  tamper: Parameters<SoftAuthenticator['assertion']>[1] = {},
+) {
   const options = await t.api().post('/api/v1/auth/mfa/webauthn/options').send({ mfaToken: token });
   if (options.status !== 200) throw new Error(`webauthn options failed: ${options.status} ${JSON.stringify(options.body)}`);
   return { options: options.body, assertion: authenticator.assertion(options.body, tamper) };
@@ -86,7 +106,11 @@ export function decodeJwt(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 }
 
-export async function auditEvents(t: TestApp, userId: string, type?: string): Promise<{ type: string; details: Record<string, unknown> }[]> {
+export async function auditEvents(
+  t: TestApp,
+  userId: string,
+  type?: string,
+): Promise<{ type: string; details: Record<string, unknown> }[]> {
   const rows: { type: string; details: Record<string, unknown> }[] = await t.dataSource.query(
     `SELECT type, details FROM audit_events WHERE user_id = $1 ${type ? 'AND type = $2' : ''} ORDER BY at, id`,
     type ? [userId, type] : [userId],

@@ -70,13 +70,7 @@ export function buildMmdb(networks: MmdbNetwork[], databaseType = 'GeoLite2-City
     build_epoch: 1764028800,
     description: { en: 'test database' },
   });
-  return Buffer.concat([
-    tree,
-    Buffer.alloc(16),
-    ...dataParts,
-    Buffer.from('ABCDEF4D61784D696E642E636F6D', 'hex'),
-    metadata,
-  ]);
+  return Buffer.concat([tree, Buffer.alloc(16), ...dataParts, Buffer.from('ABCDEF4D61784D696E642E636F6D', 'hex'), metadata]);
 }
 
 function control(type: number, size: number): Buffer {

@@ -46,7 +46,15 @@ export class SoftAuthenticator {
   /** RegistrationResponseJSON for creation options (their `challenge`). */
   attestation(options: { challenge: string }, tamper: { origin?: string; type?: string; userVerified?: boolean; rpId?: string } = {}) {
     const clientDataJSON = this.clientData(tamper.type ?? 'webauthn.create', options.challenge, tamper.origin);
-    const cosePublicKey = isoCBOR.encode(new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, this.x], [-3, this.y]]));
+    const cosePublicKey = isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, this.x],
+        [-3, this.y],
+      ]),
+    );
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     const authData = Buffer.concat([
@@ -58,7 +66,13 @@ export class SoftAuthenticator {
       this.credentialId,
       Buffer.from(cosePublicKey),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', new Uint8Array(authData)],
+      ]) as never,
+    );
     return {
       id: this.id,
       rawId: this.id,
@@ -104,7 +118,9 @@ export class SoftAuthenticator {
   }
 
   private rpIdHash(rpId?: string): Buffer {
-    return createHash('sha256').update(rpId ?? this.rpId).digest();
+    return createHash('sha256')
+      .update(rpId ?? this.rpId)
+      .digest();
   }
 
   private counterBytes(counter: number): Buffer {

@@ -97,8 +97,14 @@ export class JwtAccessTokens implements AccessTokens {
     }
     const { sub, realm, sid, roles, amr, jti, iat, exp } = payload;
     if (
-      typeof sub !== 'string' || typeof realm !== 'string' || typeof sid !== 'string' || typeof jti !== 'string' ||
-      typeof iat !== 'number' || typeof exp !== 'number' || !isStringArray(roles) || !isStringArray(amr)
+      typeof sub !== 'string' ||
+      typeof realm !== 'string' ||
+      typeof sid !== 'string' ||
+      typeof jti !== 'string' ||
+      typeof iat !== 'number' ||
+      typeof exp !== 'number' ||
+      !isStringArray(roles) ||
+      !isStringArray(amr)
     ) {
       throw invalid();
     }

@@ -40,7 +40,9 @@ export class AppValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
       if (value === undefined || value === null || value === '') value = {};
       if (typeof value !== 'object' || Array.isArray(value)) {
-        throw new DomainError('VALIDATION_FAILED', 'body must be a JSON object', { details: [{ field: 'body', message: 'must be a JSON object' }] });
+        throw new DomainError('VALIDATION_FAILED', 'body must be a JSON object', {
+          details: [{ field: 'body', message: 'must be a JSON object' }],
+        });
       }
     }
     return super.transform(value, metadata);

@@ -42,7 +42,12 @@ const invalidResponse = (why: string) =>
 export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
   constructor(private readonly config: AppConfig) {}
 
-  async registrationOptions(input: { userId: string; userName: string; displayName: string; exclude: CredentialDescriptor[] }): Promise<CeremonyOptions> {
+  async registrationOptions(input: {
+    userId: string;
+    userName: string;
+    displayName: string;
+    exclude: CredentialDescriptor[];
+  }): Promise<CeremonyOptions> {
     const options = await generateRegistrationOptions({
       rpName: this.config.webauthnRpName,
       rpID: this.config.webauthnRpId,
@@ -74,7 +79,8 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     }
     if (!result.verified) throw invalidResponse('could not be verified');
     const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
-    if (isoBase64URL.toBuffer(credential.id).length > MAX_CREDENTIAL_ID_BYTES) throw invalidResponse('has a credential id longer than 1023 bytes');
+    if (isoBase64URL.toBuffer(credential.id).length > MAX_CREDENTIAL_ID_BYTES)
+      throw invalidResponse('has a credential id longer than 1023 bytes');
     return {
       id: credential.id,
       publicKey: credential.publicKey,
@@ -106,7 +112,12 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
         requireUserVerification: true,
         // Counter 0 switches off the library's counter check: the caller applies the rule itself,
         // after the signature is known to be good, so a regression is told apart and audited.
-        credential: { id: credential.id, publicKey: new Uint8Array(credential.publicKey), counter: 0, transports: credential.transports as AuthenticatorTransport[] },
+        credential: {
+          id: credential.id,
+          publicKey: new Uint8Array(credential.publicKey),
+          counter: 0,
+          transports: credential.transports as AuthenticatorTransport[],
+        },
       });
       if (!result.verified) return { verified: false, reason: 'signature' };
       return { verified: true, counter: result.authenticationInfo.newCounter, userVerified: result.authenticationInfo.userVerified };

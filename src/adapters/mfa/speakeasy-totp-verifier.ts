@@ -47,7 +47,15 @@ export class SpeakeasyTotpVerifier implements TotpVerifier {
     // speakeasy parses the code with parseInt, which would take "12345x" for "012345".
     if (!/^\d{6}$/.test(code)) return null;
     const time = Math.floor(now.getTime() / 1000);
-    const match = speakeasy.totp.verifyDelta({ secret, encoding: 'base32', token: code, window: WINDOW, step: STEP_SECONDS, digits: DIGITS, time });
+    const match = speakeasy.totp.verifyDelta({
+      secret,
+      encoding: 'base32',
+      token: code,
+      window: WINDOW,
+      step: STEP_SECONDS,
+      digits: DIGITS,
+      time,
+    });
     if (!match) return null;
     return Math.floor(time / STEP_SECONDS) + match.delta;
   }

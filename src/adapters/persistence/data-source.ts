@@ -11,7 +11,14 @@ import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
 /** Migrations as classes, so the same list works under tsc output, Jest and the CLI. */
-export const MIGRATIONS = [InitialSchema1764028800000, WebauthnRegistrationChallenges1764115205000, EmailOutboxFailedIndex1764120000000, AdminUserListIndexes1764121000000, SessionListIndex1764130000000, HousekeepingIndexes1764150000000];
+export const MIGRATIONS = [
+  InitialSchema1764028800000,
+  WebauthnRegistrationChallenges1764115205000,
+  EmailOutboxFailedIndex1764120000000,
+  AdminUserListIndexes1764121000000,
+  SessionListIndex1764130000000,
+  HousekeepingIndexes1764150000000,
+];
 
 /**
  * PostgreSQL when `DATABASE_URL` is set; otherwise the embedded PGlite in `DATA_DIR/pglite`

@@ -30,10 +30,7 @@ export async function openDatabase(config: AppConfig): Promise<DataSource> {
 
 @Global()
 @Module({
-  providers: [
-    { provide: DataSource, inject: [AppConfig], useFactory: openDatabase },
-    TypeOrmTransaction,
-  ],
+  providers: [{ provide: DataSource, inject: [AppConfig], useFactory: openDatabase }, TypeOrmTransaction],
   exports: [DataSource, TypeOrmTransaction],
 })
 export class PersistenceModule implements OnApplicationShutdown {

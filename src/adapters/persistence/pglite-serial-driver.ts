@@ -90,9 +90,7 @@ export class PGlitePool extends EventEmitter {
 
   connect(): Promise<PGliteClient>;
   connect(cb: (err: Error | null, client?: PGliteClient, release?: (err?: unknown) => void) => void): void;
-  connect(
-    cb?: (err: Error | null, client?: PGliteClient, release?: (err?: unknown) => void) => void,
-  ): Promise<PGliteClient> | void {
+  connect(cb?: (err: Error | null, client?: PGliteClient, release?: (err?: unknown) => void) => void): Promise<PGliteClient> | void {
     const acquired = this.acquire();
     if (!cb) return acquired;
     acquired.then(
@@ -222,7 +220,7 @@ class FifoLock {
           new Error(
             `PGlite driver: timed out after ${this.timeoutMs} ms waiting for the database session. ` +
               'PGlite has a single session, held by another query runner; a query made outside a running ' +
-              'transaction (another repository or manager than the transaction\'s) waits for that transaction.',
+              "transaction (another repository or manager than the transaction's) waits for that transaction.",
           ),
         );
       }, this.timeoutMs);

@@ -54,7 +54,12 @@ export class TypeOrmAuditLog implements AuditLog {
     );
     return {
       total: Number(counted[0].total),
-      events: rows.map((r) => ({ ...r, type: r.type as AuditEventType, at: new Date(r.at), details: (r.details ?? {}) as Record<string, unknown> })),
+      events: rows.map((r) => ({
+        ...r,
+        type: r.type as AuditEventType,
+        at: new Date(r.at),
+        details: (r.details ?? {}) as Record<string, unknown>,
+      })),
     };
   }
 }

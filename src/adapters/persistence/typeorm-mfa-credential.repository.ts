@@ -88,7 +88,9 @@ export class TypeOrmMfaCredentialRepository implements MfaCredentialRepository {
 
   async listWebauthn(userId: string): Promise<WebauthnCredential[]> {
     if (!isUuid(userId)) return [];
-    const records = await this.tx.manager.getRepository(WebauthnCredentialRecord).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const records = await this.tx.manager
+      .getRepository(WebauthnCredentialRecord)
+      .find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
     return records.map(toWebauthn);
   }
 

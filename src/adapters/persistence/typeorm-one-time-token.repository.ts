@@ -28,10 +28,11 @@ export class TypeOrmOneTimeTokenRepository implements OneTimeTokenRepository {
   }
 
   async voidUnused(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
-    await this.tx.manager.query(
-      `UPDATE one_time_tokens SET used_at = $3 WHERE user_id = $1 AND kind = $2 AND used_at IS NULL`,
-      [userId, kind, now],
-    );
+    await this.tx.manager.query(`UPDATE one_time_tokens SET used_at = $3 WHERE user_id = $1 AND kind = $2 AND used_at IS NULL`, [
+      userId,
+      kind,
+      now,
+    ]);
   }
 
   async find(tokenHash: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null> {

@@ -75,10 +75,9 @@ export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
   }
 
   async rotatedAt(tokenHash: string): Promise<Date | null> {
-    const rows: { rotated_at: Date | null }[] = await this.tx.manager.query(
-      `SELECT rotated_at FROM refresh_tokens WHERE token_hash = $1`,
-      [tokenHash],
-    );
+    const rows: { rotated_at: Date | null }[] = await this.tx.manager.query(`SELECT rotated_at FROM refresh_tokens WHERE token_hash = $1`, [
+      tokenHash,
+    ]);
     return rows[0]?.rotated_at ? new Date(rows[0].rotated_at) : null;
   }
 

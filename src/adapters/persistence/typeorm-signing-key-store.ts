@@ -14,9 +14,7 @@ export class TypeOrmSigningKeyStore {
 
   /** The current key first, then the previous one. */
   async published(): Promise<StoredSigningKey[]> {
-    const rows = await this.tx.manager
-      .getRepository(SigningKeyRecord)
-      .find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
+    const rows = await this.tx.manager.getRepository(SigningKeyRecord).find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
     return rows.map((r) => ({ ...r, createdAt: new Date(r.createdAt), retiredAt: r.retiredAt ? new Date(r.retiredAt) : null }));
   }
 

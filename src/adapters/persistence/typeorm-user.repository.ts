@@ -25,15 +25,20 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async findById(realmId: string, id: string): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.tx.prepared<UserRow>(
-      'user-by-id',
-      `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.id = $2`,
-      [realmId, id],
-    );
+    const rows = await this.tx.prepared<UserRow>('user-by-id', `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.id = $2`, [
+      realmId,
+      id,
+    ]);
     return rows[0] ? toUser(rows[0]) : null;
   }
 
-  async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idleTimeoutSeconds: number): Promise<User | null> {
+  async findWithLiveSession(
+    realmId: string,
+    userId: string,
+    sessionId: string,
+    now: Date,
+    idleTimeoutSeconds: number,
+  ): Promise<User | null> {
     if (!isUuid(userId) || !isUuid(sessionId)) return null;
     const rows = await this.tx.prepared<UserRow>(
       'user-with-live-session',
@@ -165,10 +170,10 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async existsWithRole(realmId: string, role: string): Promise<boolean> {
-    const rows: unknown[] = await this.tx.manager.query(
-      `SELECT 1 FROM users WHERE realm_id = $1 AND roles @> ARRAY[$2]::text[] LIMIT 1`,
-      [realmId, role],
-    );
+    const rows: unknown[] = await this.tx.manager.query(`SELECT 1 FROM users WHERE realm_id = $1 AND roles @> ARRAY[$2]::text[] LIMIT 1`, [
+      realmId,
+      role,
+    ]);
     return rows.length > 0;
   }
 }

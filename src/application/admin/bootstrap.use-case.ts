@@ -52,15 +52,33 @@ export class BootstrapUseCase {
       if (existing) {
         existing.setRoles([...existing.roles, SUPER_ADMIN], now);
         await this.users.save(existing);
-        await this.audit.record({ type: 'user.roles_changed', realmId: MASTER_REALM, userId: existing.id, at: now, details: { roles: existing.roles, by: 'bootstrap' } });
+        await this.audit.record({
+          type: 'user.roles_changed',
+          realmId: MASTER_REALM,
+          userId: existing.id,
+          at: now,
+          details: { roles: existing.roles, by: 'bootstrap' },
+        });
         return;
       }
       const admin = User.register({
-        id: crypto.randomUUID(), realmId: MASTER_REALM, email: email.value, name: 'Administrator', passwordHash,
-        emailVerified: true, roles: [SUPER_ADMIN], now,
+        id: crypto.randomUUID(),
+        realmId: MASTER_REALM,
+        email: email.value,
+        name: 'Administrator',
+        passwordHash,
+        emailVerified: true,
+        roles: [SUPER_ADMIN],
+        now,
       });
       await this.users.insert(admin);
-      await this.audit.record({ type: 'user.created', realmId: MASTER_REALM, userId: admin.id, at: now, details: { roles: admin.roles, by: 'bootstrap' } });
+      await this.audit.record({
+        type: 'user.created',
+        realmId: MASTER_REALM,
+        userId: admin.id,
+        at: now,
+        details: { roles: admin.roles, by: 'bootstrap' },
+      });
     });
   }
 }

@@ -62,7 +62,12 @@ export class FingerprintSessionGuardian extends SessionGuardian {
       session.flagMismatch(score, now);
       await this.sessions.save(session);
       await this.audit.record({
-        type: 'session.flagged', realmId: realm.id, userId: user.id, sessionId: session.id, ip: client.ip, at: now,
+        type: 'session.flagged',
+        realmId: realm.id,
+        userId: user.id,
+        sessionId: session.id,
+        ip: client.ip,
+        at: now,
         details: { reason: 'fingerprint_mismatch', score, threshold: this.config.fingerprintMatchThreshold, device: deviceName },
       });
       await this.emails.sendSecurityNotice(
@@ -91,7 +96,12 @@ export class FingerprintSessionGuardian extends SessionGuardian {
     }
     if (await this.sessions.revoke(realm.id, session.id, now, 'fingerprint_mismatch')) {
       await this.audit.record({
-        type: 'session.revoked', realmId: realm.id, userId: user.id, sessionId: session.id, ip: client.ip, at: now,
+        type: 'session.revoked',
+        realmId: realm.id,
+        userId: user.id,
+        sessionId: session.id,
+        ip: client.ip,
+        at: now,
         details: { reason: 'fingerprint_mismatch' },
       });
     }

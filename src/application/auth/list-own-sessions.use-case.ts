@@ -20,7 +20,12 @@ export class ListOwnSessionsUseCase {
     const all: Session[] = [];
     for (let page = 1; ; page++) {
       const { sessions, total } = await this.sessions.list({
-        realmId: input.realmId, userId: input.userId, page, limit: PAGE, now, idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
+        realmId: input.realmId,
+        userId: input.userId,
+        page,
+        limit: PAGE,
+        now,
+        idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
       });
       all.push(...sessions);
       if (sessions.length < PAGE || all.length >= total) return all;

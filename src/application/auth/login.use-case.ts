@@ -52,7 +52,11 @@ export class LoginUseCase {
     if (!user || !user.passwordHash) {
       await this.hasher.verifyDummy(input.password);
       await this.audit.record({
-        type: 'login.failed', realmId: realm.id, userId: user?.id ?? null, ip: client.ip, at: this.clock.now(),
+        type: 'login.failed',
+        realmId: realm.id,
+        userId: user?.id ?? null,
+        ip: client.ip,
+        at: this.clock.now(),
         details: { reason: user ? 'no_password' : 'unknown_user' },
       });
       throw invalidCredentials();
@@ -64,13 +68,19 @@ export class LoginUseCase {
     // would let guessing go on through the lock, with the 423 confirming the right password.
     if (status === 'locked') {
       await this.audit.record({
-        type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now,
+        type: 'login.failed',
+        realmId: realm.id,
+        userId: user.id,
+        ip: client.ip,
+        at: now,
         details: { reason: 'locked', passwordMatched: passwordMatches },
       });
       const retryAfter = user.lockRemainingSeconds(now);
       throw new DomainError(
         'ACCOUNT_LOCKED',
-        retryAfter ? 'This account is temporarily locked after too many failed logins' : 'This account is locked; an administrator must unlock it',
+        retryAfter
+          ? 'This account is temporarily locked after too many failed logins'
+          : 'This account is locked; an administrator must unlock it',
         retryAfter ? { retryAfterSeconds: retryAfter } : {},
       );
     }
@@ -79,7 +89,14 @@ export class LoginUseCase {
       throw invalidCredentials();
     }
     if (status === 'suspended') {
-      await this.audit.record({ type: 'login.failed', realmId: realm.id, userId: user.id, ip: client.ip, at: now, details: { reason: 'suspended' } });
+      await this.audit.record({
+        type: 'login.failed',
+        realmId: realm.id,
+        userId: user.id,
+        ip: client.ip,
+        at: now,
+        details: { reason: 'suspended' },
+      });
       throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
     }
     if (user.mfaEnabled) {
@@ -90,7 +107,15 @@ export class LoginUseCase {
     const { session, tokens } = await this.tx.run(async () => {
       await this.users.recordSuccessfulLogin(realm.id, user.id, now);
       const opened = await this.issuer.open({ realm, user, client, observation, amr: ['pwd'], now });
-      await this.audit.record({ type: 'login.succeeded', realmId: realm.id, userId: user.id, sessionId: opened.session.id, ip: client.ip, at: now, details: { amr: ['pwd'] } });
+      await this.audit.record({
+        type: 'login.succeeded',
+        realmId: realm.id,
+        userId: user.id,
+        sessionId: opened.session.id,
+        ip: client.ip,
+        at: now,
+        details: { amr: ['pwd'] },
+      });
       return opened;
     });
     return { kind: 'authenticated', user, tokens, sessionId: session.id };
@@ -98,17 +123,30 @@ export class LoginUseCase {
 
   private async recordFailure(user: User, client: ClientContext, now: Date): Promise<void> {
     await this.tx.run(async () => {
-      const outcome = await this.users.recordFailedLogin(user.realmId, user.id, {
-        maxFailures: this.config.lockoutMaxFailures,
-        durationSeconds: this.config.lockoutDurationSeconds,
-      }, now);
+      const outcome = await this.users.recordFailedLogin(
+        user.realmId,
+        user.id,
+        {
+          maxFailures: this.config.lockoutMaxFailures,
+          durationSeconds: this.config.lockoutDurationSeconds,
+        },
+        now,
+      );
       await this.audit.record({
-        type: 'login.failed', realmId: user.realmId, userId: user.id, ip: client.ip, at: now,
+        type: 'login.failed',
+        realmId: user.realmId,
+        userId: user.id,
+        ip: client.ip,
+        at: now,
         details: { reason: 'wrong_password', failures: outcome?.failures ?? null },
       });
       if (outcome?.lockedNow) {
         await this.audit.record({
-          type: 'user.locked', realmId: user.realmId, userId: user.id, ip: client.ip, at: now,
+          type: 'user.locked',
+          realmId: user.realmId,
+          userId: user.id,
+          ip: client.ip,
+          at: now,
           details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
         });
       }

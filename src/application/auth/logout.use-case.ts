@@ -29,7 +29,12 @@ export class LogoutUseCase {
     await this.tx.run(async () => {
       if (await this.sessions.revoke(input.realm.id, context.session.id, now, 'logout')) {
         await this.audit.record({
-          type: 'logout', realmId: input.realm.id, userId: context.user.id, sessionId: context.session.id, ip: input.client.ip, at: now,
+          type: 'logout',
+          realmId: input.realm.id,
+          userId: context.user.id,
+          sessionId: context.session.id,
+          ip: input.client.ip,
+          at: now,
         });
       }
     });

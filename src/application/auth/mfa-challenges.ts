@@ -26,9 +26,20 @@ export class MfaChallenges {
     private readonly secureTokens: SecureTokens,
   ) {}
 
-  async create(input: { realm: Realm; user: User; client: ClientContext; purpose: PendingLogin['purpose']; sessionId?: string; now: Date }): Promise<string> {
+  async create(input: {
+    realm: Realm;
+    user: User;
+    client: ClientContext;
+    purpose: PendingLogin['purpose'];
+    sessionId?: string;
+    now: Date;
+  }): Promise<string> {
     const token = this.secureTokens.generate();
-    const pending: PendingLogin = { purpose: input.purpose, client: input.client, ...(input.sessionId ? { sessionId: input.sessionId } : {}) };
+    const pending: PendingLogin = {
+      purpose: input.purpose,
+      client: input.client,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+    };
     await this.oneTimeTokens.insert({
       tokenHash: this.secureTokens.hash(token),
       realmId: input.realm.id,

@@ -78,7 +78,12 @@ export class RefreshUseCase {
     await this.tx.run(async () => {
       await this.sessions.revoke(realm.id, session.id, now, 'refresh_token_reuse');
       await this.audit.record({
-        type: 'refresh.reused', realmId: realm.id, userId: user.id, sessionId: session.id, ip: client.ip, at: now,
+        type: 'refresh.reused',
+        realmId: realm.id,
+        userId: user.id,
+        sessionId: session.id,
+        ip: client.ip,
+        at: now,
         details: { rotatedAt: rotatedAt.toISOString() },
       });
     });

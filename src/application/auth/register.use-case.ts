@@ -45,7 +45,14 @@ export class RegisterUseCase {
     // Hash before looking for a duplicate, so a registered address answers no faster than a new one.
     const passwordHash = await this.hasher.hash(input.password);
     const now = this.clock.now();
-    const user = User.register({ id: crypto.randomUUID(), realmId: input.realm.id, email: email.value, name: input.name, passwordHash, now });
+    const user = User.register({
+      id: crypto.randomUUID(),
+      realmId: input.realm.id,
+      email: email.value,
+      name: input.name,
+      passwordHash,
+      now,
+    });
     await this.tx.run(async () => {
       await this.users.insert(user);
       await this.accountEmails.sendVerification(input.realm, user, now);

@@ -31,7 +31,13 @@ export class RevokeOtherSessionsUseCase {
         if (!(await this.sessions.revoke(input.realmId, session.id, now, 'revoked_by_user'))) continue;
         revoked += 1;
         await this.audit.record({
-          type: 'session.revoked', realmId: input.realmId, userId: input.userId, actorId: input.userId, sessionId: session.id, ip: input.ip, at: now,
+          type: 'session.revoked',
+          realmId: input.realmId,
+          userId: input.userId,
+          actorId: input.userId,
+          sessionId: session.id,
+          ip: input.ip,
+          at: now,
           details: { reason: 'revoked_by_user', scope: 'all_but_current' },
         });
       }

@@ -40,7 +40,13 @@ export class RevokeOwnSessionUseCase {
     await this.tx.run(async () => {
       if (!(await this.sessions.revoke(input.realmId, session.id, now, 'revoked_by_user'))) throw notFound();
       await this.audit.record({
-        type: 'session.revoked', realmId: input.realmId, userId: input.userId, actorId: input.userId, sessionId: session.id, ip: input.ip, at: now,
+        type: 'session.revoked',
+        realmId: input.realmId,
+        userId: input.userId,
+        actorId: input.userId,
+        sessionId: session.id,
+        ip: input.ip,
+        at: now,
         details: { reason: 'revoked_by_user', current: session.id === input.currentSessionId },
       });
     });

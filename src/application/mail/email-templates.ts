@@ -40,7 +40,9 @@ export const EmailTemplates = {
     return message(
       input,
       'Reset your password',
-      ['Someone asked to reset the password of your account. If it was you, open the link below within an hour. If not, ignore this message.'],
+      [
+        'Someone asked to reset the password of your account. If it was you, open the link below within an hour. If not, ignore this message.',
+      ],
       { url, label: 'Reset password' },
     );
   },

@@ -49,7 +49,12 @@ export class ConfirmTotpUseCase {
       }
       const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
       await this.audit.record({
-        type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        type: 'mfa.enabled',
+        realmId: user.realmId,
+        userId: user.id,
+        sessionId: actor.sessionId,
+        ip: actor.ip,
+        at: now,
         details: { method: 'totp', recoveryCodesIssued: firstFactor },
       });
       await this.account.notify(actor, user, 'An authenticator app (TOTP) was added as a second factor to your account.');

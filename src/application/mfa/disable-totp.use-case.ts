@@ -32,12 +32,21 @@ export class DisableTotpUseCase {
       const after = await this.account.afterRemoval(user);
       if (existing.confirmedAt) {
         await this.audit.record({
-          type: 'mfa.disabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+          type: 'mfa.disabled',
+          realmId: user.realmId,
+          userId: user.id,
+          sessionId: actor.sessionId,
+          ip: actor.ip,
+          at: now,
           details: { method: 'totp', mfaEnabled: after.mfaEnabled },
         });
-        await this.account.notify(actor, user, after.mfaEnabled
-          ? 'The authenticator app (TOTP) was removed from your account.'
-          : 'The authenticator app (TOTP) was removed from your account; two-step sign-in is now off.');
+        await this.account.notify(
+          actor,
+          user,
+          after.mfaEnabled
+            ? 'The authenticator app (TOTP) was removed from your account.'
+            : 'The authenticator app (TOTP) was removed from your account; two-step sign-in is now off.',
+        );
       }
       return after;
     });

@@ -65,10 +65,19 @@ export class FinishWebauthnRegistrationUseCase {
       await this.credentials.insertWebauthn(credential);
       const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
       await this.audit.record({
-        type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        type: 'mfa.enabled',
+        realmId: user.realmId,
+        userId: user.id,
+        sessionId: actor.sessionId,
+        ip: actor.ip,
+        at: now,
         details: { method: 'webauthn', credentialId: credential.id, name: credential.name, recoveryCodesIssued: firstFactor },
       });
-      await this.account.notify(actor, user, `A security key or passkey ("${credential.name}") was added as a second factor to your account.`);
+      await this.account.notify(
+        actor,
+        user,
+        `A security key or passkey ("${credential.name}") was added as a second factor to your account.`,
+      );
       return codes;
     });
     return { credential, user: await this.account.reload(user), recoveryCodes };

@@ -56,17 +56,31 @@ export class MfaAccount {
     const ok = user.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDummy(password);
     if (ok) return;
     await this.tx.run(async () => {
-      const outcome = await this.users.recordFailedLogin(user.realmId, user.id, {
-        maxFailures: this.config.lockoutMaxFailures,
-        durationSeconds: this.config.lockoutDurationSeconds,
-      }, now);
+      const outcome = await this.users.recordFailedLogin(
+        user.realmId,
+        user.id,
+        {
+          maxFailures: this.config.lockoutMaxFailures,
+          durationSeconds: this.config.lockoutDurationSeconds,
+        },
+        now,
+      );
       await this.audit.record({
-        type: 'login.failed', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        type: 'login.failed',
+        realmId: user.realmId,
+        userId: user.id,
+        sessionId: actor.sessionId,
+        ip: actor.ip,
+        at: now,
         details: { reason: 'wrong_password', action, failures: outcome?.failures ?? null },
       });
       if (outcome?.lockedNow) {
         await this.audit.record({
-          type: 'user.locked', realmId: user.realmId, userId: user.id, ip: actor.ip, at: now,
+          type: 'user.locked',
+          realmId: user.realmId,
+          userId: user.id,
+          ip: actor.ip,
+          at: now,
           details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
         });
       }
@@ -77,7 +91,11 @@ export class MfaAccount {
   /** Replaces the user's recovery codes with 10 new ones and returns them in clear, once. */
   async issueRecoveryCodes(userId: string, now: Date): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeFrom(this.secureTokens.generate()));
-    await this.credentials.replaceRecoveryCodes(userId, codes.map((code) => this.recoveryCodeHash(userId, normaliseRecoveryCode(code)!)), now);
+    await this.credentials.replaceRecoveryCodes(
+      userId,
+      codes.map((code) => this.recoveryCodeHash(userId, normaliseRecoveryCode(code)!)),
+      now,
+    );
     return codes;
   }
 

@@ -26,7 +26,12 @@ export class RegenerateRecoveryCodesUseCase {
     return this.tx.run(async () => {
       const codes = await this.account.issueRecoveryCodes(user.id, now);
       await this.audit.record({
-        type: 'mfa.enabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        type: 'mfa.enabled',
+        realmId: user.realmId,
+        userId: user.id,
+        sessionId: actor.sessionId,
+        ip: actor.ip,
+        at: now,
         details: { method: 'recovery_codes', regenerated: true },
       });
       await this.account.notify(actor, user, 'New recovery codes were generated for your account; the previous ones no longer work.');

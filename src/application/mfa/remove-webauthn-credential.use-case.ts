@@ -32,12 +32,21 @@ export class RemoveWebauthnCredentialUseCase {
       }
       const after = await this.account.afterRemoval(user);
       await this.audit.record({
-        type: 'mfa.disabled', realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now,
+        type: 'mfa.disabled',
+        realmId: user.realmId,
+        userId: user.id,
+        sessionId: actor.sessionId,
+        ip: actor.ip,
+        at: now,
         details: { method: 'webauthn', credentialId: actor.credentialId, mfaEnabled: after.mfaEnabled },
       });
-      await this.account.notify(actor, user, after.mfaEnabled
-        ? 'A security key or passkey was removed from your account.'
-        : 'A security key or passkey was removed from your account; two-step sign-in is now off.');
+      await this.account.notify(
+        actor,
+        user,
+        after.mfaEnabled
+          ? 'A security key or passkey was removed from your account.'
+          : 'A security key or passkey was removed from your account; two-step sign-in is now off.',
+      );
       return after;
     });
   }

@@ -30,7 +30,9 @@ export class StartWebauthnMfaUseCase {
     if (credentials.length === 0) {
       throw DomainError.validation('mfaToken', 'belongs to an account without a WebAuthn credential');
     }
-    const { challenge, options } = await this.relyingParty.authenticationOptions(credentials.map((c) => ({ id: c.id, transports: c.transports })));
+    const { challenge, options } = await this.relyingParty.authenticationOptions(
+      credentials.map((c) => ({ id: c.id, transports: c.transports })),
+    );
     const payload: PendingLogin = { ...pending, webauthnChallenge: challenge };
     await this.oneTimeTokens.updatePayload(token.tokenHash, payload as unknown as Record<string, unknown>);
     return options;

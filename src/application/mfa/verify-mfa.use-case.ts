@@ -98,16 +98,27 @@ export class VerifyMfaUseCase {
         if (!(await check.commit())) return null;
         if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
         const amr = ['pwd', check.amr];
-        const outcome = pending.purpose === 'reverify'
-          ? await this.reverify(realm, user, pending, client, observation, amr, now)
-          : await this.openSession(realm, user, client, observation, amr, now);
+        const outcome =
+          pending.purpose === 'reverify'
+            ? await this.reverify(realm, user, pending, client, observation, amr, now)
+            : await this.openSession(realm, user, client, observation, amr, now);
         await this.audit.record({
-          type: 'mfa.succeeded', realmId: realm.id, userId: user.id, sessionId: outcome.sessionId, ip: client.ip, at: now,
+          type: 'mfa.succeeded',
+          realmId: realm.id,
+          userId: user.id,
+          sessionId: outcome.sessionId,
+          ip: client.ip,
+          at: now,
           details: { type: input.type, purpose: pending.purpose, ...check.details },
         });
         if (pending.purpose !== 'reverify') {
           await this.audit.record({
-            type: 'login.succeeded', realmId: realm.id, userId: user.id, sessionId: outcome.sessionId, ip: client.ip, at: now,
+            type: 'login.succeeded',
+            realmId: realm.id,
+            userId: user.id,
+            sessionId: outcome.sessionId,
+            ip: client.ip,
+            at: now,
             details: { amr },
           });
         }
@@ -120,24 +131,40 @@ export class VerifyMfaUseCase {
     const attempts = await this.oneTimeTokens.recordFailedAttempt(token.tokenHash, now, MFA_TOKEN_MAX_ATTEMPTS);
     await this.tx.run(async () => {
       await this.audit.record({
-        type: 'mfa.failed', realmId: realm.id, userId: user.id, sessionId: pending.sessionId ?? null, ip: client.ip, at: now,
+        type: 'mfa.failed',
+        realmId: realm.id,
+        userId: user.id,
+        sessionId: pending.sessionId ?? null,
+        ip: client.ip,
+        at: now,
         details: { type: input.type, purpose: pending.purpose, reason, attempts, ...details },
       });
       if (reason === 'counter_regression') {
         // A good signature with a counter that went back: a copy of the key may exist. The owner hears of it.
-        await this.account.notify({ realm, userId: user.id, sessionId: pending.sessionId ?? '', ip: client.ip }, user,
+        await this.account.notify(
+          { realm, userId: user.id, sessionId: pending.sessionId ?? '', ip: client.ip },
+          user,
           'A sign-in with one of your security keys was refused because its signature counter went backwards, ' +
-            'which is what a copied (cloned) key looks like. If you did not just sign in, change your password and remove that key.');
+            'which is what a copied (cloned) key looks like. If you did not just sign in, change your password and remove that key.',
+        );
       }
     });
     if (attempts === null) throw invalidToken();
-    throw new DomainError('INVALID_MFA_CODE', attempts >= MFA_TOKEN_MAX_ATTEMPTS
-      ? 'The code is invalid; too many wrong codes, sign in again'
-      : 'The code is invalid');
+    throw new DomainError(
+      'INVALID_MFA_CODE',
+      attempts >= MFA_TOKEN_MAX_ATTEMPTS ? 'The code is invalid; too many wrong codes, sign in again' : 'The code is invalid',
+    );
   }
 
   /** The mfaToken is tied to the device of the pending login (contract §3.2); a stranger's use kills it. */
-  private async assertSameDevice(token: OneTimeToken, pending: PendingLogin, observation: DeviceObservation, user: User, client: ClientContext, now: Date): Promise<void> {
+  private async assertSameDevice(
+    token: OneTimeToken,
+    pending: PendingLogin,
+    observation: DeviceObservation,
+    user: User,
+    client: ClientContext,
+    now: Date,
+  ): Promise<void> {
     if (!pending.client) return;
     const issuedTo = this.devices.observe(pending.client);
     const score = similarity(issuedTo.fingerprint, observation.fingerprint);
@@ -145,14 +172,26 @@ export class VerifyMfaUseCase {
     await this.tx.run(async () => {
       await this.oneTimeTokens.consume(token.tokenHash, now);
       await this.audit.record({
-        type: 'mfa.failed', realmId: user.realmId, userId: user.id, sessionId: pending.sessionId ?? null, ip: client.ip, at: now,
+        type: 'mfa.failed',
+        realmId: user.realmId,
+        userId: user.id,
+        sessionId: pending.sessionId ?? null,
+        ip: client.ip,
+        at: now,
         details: { purpose: pending.purpose, reason: 'device_mismatch', score },
       });
     });
     throw invalidToken('The MFA token was issued to another device');
   }
 
-  private async checkFactor(user: User, type: MfaFactorType, code: string, token: OneTimeToken, pending: PendingLogin, now: Date): Promise<FactorCheck> {
+  private async checkFactor(
+    user: User,
+    type: MfaFactorType,
+    code: string,
+    token: OneTimeToken,
+    pending: PendingLogin,
+    now: Date,
+  ): Promise<FactorCheck> {
     if (typeof code !== 'string' || code.length === 0) return refused('empty');
     switch (type) {
       case 'totp':
@@ -180,7 +219,13 @@ export class VerifyMfaUseCase {
     const normalised = normaliseRecoveryCode(code);
     if (!normalised) return refused('wrong_code');
     const hash = this.account.recoveryCodeHash(user.id, normalised);
-    return { ok: true, amr: 'otp', commit: () => this.credentials.consumeRecoveryCode(user.id, hash, now), lostRace: 'wrong_code', details: {} };
+    return {
+      ok: true,
+      amr: 'otp',
+      commit: () => this.credentials.consumeRecoveryCode(user.id, hash, now),
+      lostRace: 'wrong_code',
+      details: {},
+    };
   }
 
   private async checkWebauthn(user: User, code: string, token: OneTimeToken, pending: PendingLogin, now: Date): Promise<FactorCheck> {
@@ -203,7 +248,11 @@ export class VerifyMfaUseCase {
     if (!check.verified) return refused(check.reason, { credentialId: credential.id });
     if (!signCountAcceptable(credential.counter, check.counter)) {
       // A valid signature with a counter that went back: probably a cloned authenticator.
-      return refused('counter_regression', { credentialId: credential.id, storedCounter: credential.counter, receivedCounter: check.counter });
+      return refused('counter_regression', {
+        credentialId: credential.id,
+        storedCounter: credential.counter,
+        receivedCounter: check.counter,
+      });
     }
     return {
       ok: true,
@@ -221,7 +270,15 @@ export class VerifyMfaUseCase {
   }
 
   /** §3.6: the flagged session is restored, the verifying device becomes its reference, earlier refresh tokens die. */
-  private async reverify(realm: Realm, user: User, pending: PendingLogin, client: ClientContext, observation: DeviceObservation, amr: string[], now: Date) {
+  private async reverify(
+    realm: Realm,
+    user: User,
+    pending: PendingLogin,
+    client: ClientContext,
+    observation: DeviceObservation,
+    amr: string[],
+    now: Date,
+  ) {
     const session = pending.sessionId ? await this.sessions.findById(realm.id, pending.sessionId) : null;
     if (!session || session.userId !== user.id || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) {
       throw invalidToken('The session to re-verify has ended');

@@ -26,7 +26,13 @@ export abstract class UserRepository {
    * expired, nor idle longer than `idleTimeoutSeconds`); null otherwise. One round trip: it runs
    * for every request that carries an access token.
    */
-  abstract findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idleTimeoutSeconds: number): Promise<User | null>;
+  abstract findWithLiveSession(
+    realmId: string,
+    userId: string,
+    sessionId: string,
+    now: Date,
+    idleTimeoutSeconds: number,
+  ): Promise<User | null>;
   /**
    * The user with its row locked until the surrounding transaction ends: call it inside
    * `Transaction.run` to read, change and `save` a user without losing a concurrent update

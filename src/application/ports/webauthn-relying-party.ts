@@ -21,9 +21,7 @@ export interface CeremonyOptions {
   options: Record<string, unknown>;
 }
 
-export type AssertionCheck =
-  | { verified: true; counter: number; userVerified: boolean }
-  | { verified: false; reason: string };
+export type AssertionCheck = { verified: true; counter: number; userVerified: boolean } | { verified: false; reason: string };
 
 /**
  * The WebAuthn relying party (W3C WebAuthn §7): options for both ceremonies and verification of

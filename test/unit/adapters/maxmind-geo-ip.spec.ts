@@ -28,7 +28,13 @@ describe('MaxmindGeoIp', () => {
         { cidr: '192.0.2.0/24', data: { registered_country: { geoname_id: 3, iso_code: 'NL', names: { en: 'Netherlands' } } } },
       ]),
     );
-    writeFileSync(countryDb, buildMmdb([{ cidr: '203.0.113.0/24', data: { country: { geoname_id: 2, iso_code: 'DE', names: { en: 'Germany' } } } }], 'GeoLite2-Country'));
+    writeFileSync(
+      countryDb,
+      buildMmdb(
+        [{ cidr: '203.0.113.0/24', data: { country: { geoname_id: 2, iso_code: 'DE', names: { en: 'Germany' } } } }],
+        'GeoLite2-Country',
+      ),
+    );
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -42,7 +42,9 @@ describe('SpeakeasyTotpVerifier', () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(totp.generateSecret()).not.toBe(secret);
     const uri = totp.keyUri({ secret, issuer: 'Acme Corp', account: 'a+b@example.com' });
-    expect(uri).toBe(`otpauth://totp/Acme%20Corp:a%2Bb%40example.com?secret=${secret}&issuer=Acme%20Corp&algorithm=SHA1&digits=6&period=30`);
+    expect(uri).toBe(
+      `otpauth://totp/Acme%20Corp:a%2Bb%40example.com?secret=${secret}&issuer=Acme%20Corp&algorithm=SHA1&digits=6&period=30`,
+    );
   });
 });
 

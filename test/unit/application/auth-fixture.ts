@@ -15,8 +15,15 @@ import { InMemoryRefreshTokenRepository } from '../../fakes/in-memory-refresh-to
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
 import {
-  FakeAccessTokens, FakePasswordHasher, FakeSecureTokens, FixedClock, immediateTransaction, InMemoryAuditLog, InMemoryMailer,
-  NullGeoIpFake, SetPasswordBlocklist,
+  FakeAccessTokens,
+  FakePasswordHasher,
+  FakeSecureTokens,
+  FixedClock,
+  immediateTransaction,
+  InMemoryAuditLog,
+  InMemoryMailer,
+  NullGeoIpFake,
+  SetPasswordBlocklist,
 } from '../../fakes/simple-fakes';
 
 class StaticDeviceDetector extends DeviceDetector {
@@ -48,5 +55,20 @@ export function authFixture(users: User[] = []) {
   const login = new LoginUseCase(userRepo, hasher, issuer, devices, mfa, audit, immediateTransaction, clock, config);
   const refresh = new RefreshUseCase(refreshTokens, sessions, secureTokens, issuer, guardian, audit, immediateTransaction, clock, config);
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
-  return { config, clock, realm, userRepo, sessions, refreshTokens, oneTimeTokens, audit, mailer, hasher, register, login, refresh, client };
+  return {
+    config,
+    clock,
+    realm,
+    userRepo,
+    sessions,
+    refreshTokens,
+    oneTimeTokens,
+    audit,
+    mailer,
+    hasher,
+    register,
+    login,
+    refresh,
+    client,
+  };
 }

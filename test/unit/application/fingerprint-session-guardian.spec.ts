@@ -19,7 +19,9 @@ import { FakeSecureTokens, FixedClock, InMemoryAuditLog, InMemoryMailer } from '
 class SlashDeviceDetector extends DeviceDetector {
   detect(userAgent: string | undefined): DetectedDevice {
     const [browser, os] = (userAgent ?? '').split('/');
-    return browser && os ? { browser, os, deviceType: 'browser', name: `${browser} on ${os}` } : { deviceType: 'unknown', name: 'Unknown device' };
+    return browser && os
+      ? { browser, os, deviceType: 'browser', name: `${browser} on ${os}` }
+      : { deviceType: 'unknown', name: 'Unknown device' };
   }
 }
 
@@ -32,8 +34,26 @@ class CountingTransaction implements Transaction {
   }
 }
 
-const laptop = { canvas: 'c1', audio: 'a1', webglRenderer: 'M2', fonts: 'f1', screen: '1512x982', cores: 8, tz: 'Europe/Berlin', lang: 'en-US' };
-const desktop = { canvas: 'c9', audio: 'a9', webglRenderer: 'RTX', fonts: 'f9', screen: '1920x1080', cores: 16, tz: 'Europe/Berlin', lang: 'de-DE' };
+const laptop = {
+  canvas: 'c1',
+  audio: 'a1',
+  webglRenderer: 'M2',
+  fonts: 'f1',
+  screen: '1512x982',
+  cores: 8,
+  tz: 'Europe/Berlin',
+  lang: 'en-US',
+};
+const desktop = {
+  canvas: 'c9',
+  audio: 'a9',
+  webglRenderer: 'RTX',
+  fonts: 'f9',
+  screen: '1920x1080',
+  cores: 16,
+  tz: 'Europe/Berlin',
+  lang: 'de-DE',
+};
 
 const client = (components: object, userAgent = 'Chrome/macOS', ip = '203.0.113.7'): ClientContext => ({
   ip,
@@ -111,11 +131,19 @@ describe('FingerprintSessionGuardian', () => {
     expect(f.tx.runs).toBe(1);
     const stored = (await f.sessions.findById('default', f.session.id))!;
     expect(stored.status).toBe('flagged');
-    expect(stored.flag).toEqual({ reason: 'fingerprint_mismatch', score: expect.any(Number), flaggedAt: new Date('2026-11-25T12:00:00.000Z') });
+    expect(stored.flag).toEqual({
+      reason: 'fingerprint_mismatch',
+      score: expect.any(Number),
+      flaggedAt: new Date('2026-11-25T12:00:00.000Z'),
+    });
     expect(stored.flag!.score).toBeLessThan(0.7);
     expect(stored.revokedAt).not.toBeNull();
     expect(f.audit.types()).toEqual(['session.flagged', 'session.revoked']);
-    expect(f.audit.entries[0]).toMatchObject({ sessionId: f.session.id, ip: '192.0.2.9', details: { score: stored.flag!.score, device: 'Firefox on Windows' } });
+    expect(f.audit.entries[0]).toMatchObject({
+      sessionId: f.session.id,
+      ip: '192.0.2.9',
+      details: { score: stored.flag!.score, device: 'Firefox on Windows' },
+    });
     expect(f.audit.entries[1].details).toEqual({ reason: 'fingerprint_mismatch' });
     expect(f.mailer.sent).toHaveLength(1);
     expect(f.mailer.sent[0]).toMatchObject({ to: user.email });

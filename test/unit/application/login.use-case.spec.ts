@@ -16,10 +16,14 @@ describe('LoginUseCase', () => {
 
   it('spends a dummy comparison on an unknown email and fails like a wrong password', async () => {
     const f = authFixture([aUser({ email: 'known@example.com' })]);
-    await expect(f.login.execute({ realm: f.realm, email: 'ghost@example.com', password: PASSWORD, client: f.client })).rejects.toMatchObject({
+    await expect(
+      f.login.execute({ realm: f.realm, email: 'ghost@example.com', password: PASSWORD, client: f.client }),
+    ).rejects.toMatchObject({
       code: 'INVALID_CREDENTIALS',
     });
-    await expect(f.login.execute({ realm: f.realm, email: 'known@example.com', password: 'wrong password!', client: f.client })).rejects.toMatchObject({
+    await expect(
+      f.login.execute({ realm: f.realm, email: 'known@example.com', password: 'wrong password!', client: f.client }),
+    ).rejects.toMatchObject({
       code: 'INVALID_CREDENTIALS',
     });
     expect(f.hasher.dummyComparisons).toBe(1);
@@ -30,7 +34,9 @@ describe('LoginUseCase', () => {
     const user = aUser();
     const f = authFixture([user]);
     for (let i = 0; i < 3; i++) {
-      await expect(f.login.execute({ realm: f.realm, email: user.email, password: 'wrong password!', client: f.client })).rejects.toMatchObject({
+      await expect(
+        f.login.execute({ realm: f.realm, email: user.email, password: 'wrong password!', client: f.client }),
+      ).rejects.toMatchObject({
         code: 'INVALID_CREDENTIALS',
       });
     }
@@ -40,13 +46,17 @@ describe('LoginUseCase', () => {
       meta: { retryAfterSeconds: 900 },
     });
     f.clock.advance(900);
-    await expect(f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client })).resolves.toMatchObject({ kind: 'authenticated' });
+    await expect(f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client })).resolves.toMatchObject({
+      kind: 'authenticated',
+    });
   });
 
   it('refuses a suspended account with the right password only', async () => {
     const user = aUser({ status: 'suspended' });
     const f = authFixture([user]);
-    await expect(f.login.execute({ realm: f.realm, email: user.email, password: 'wrong password!', client: f.client })).rejects.toMatchObject({
+    await expect(
+      f.login.execute({ realm: f.realm, email: user.email, password: 'wrong password!', client: f.client }),
+    ).rejects.toMatchObject({
       code: 'INVALID_CREDENTIALS',
     });
     await expect(f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client })).rejects.toMatchObject({

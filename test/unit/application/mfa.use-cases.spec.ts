@@ -24,7 +24,14 @@ import { InMemoryRefreshTokenRepository } from '../../fakes/in-memory-refresh-to
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
 import {
-  FakeAccessTokens, FakePasswordHasher, FakeSecureTokens, FixedClock, immediateTransaction, InMemoryAuditLog, InMemoryMailer, NullGeoIpFake,
+  FakeAccessTokens,
+  FakePasswordHasher,
+  FakeSecureTokens,
+  FixedClock,
+  immediateTransaction,
+  InMemoryAuditLog,
+  InMemoryMailer,
+  NullGeoIpFake,
 } from '../../fakes/simple-fakes';
 
 const PASSWORD = 'correct horse battery staple';
@@ -69,7 +76,10 @@ class StaticDeviceDetector extends DeviceDetector {
 
 /** Like the database, the users' MFA methods follow from their confirmed factors. */
 class MfaAwareUsers extends InMemoryUserRepository {
-  constructor(users: User[], private readonly mfa: InMemoryMfaCredentialRepository) {
+  constructor(
+    users: User[],
+    private readonly mfa: InMemoryMfaCredentialRepository,
+  ) {
     super(users);
   }
   override async findById(realmId: string, id: string) {
@@ -109,20 +119,56 @@ function fixture(user = aUser()) {
   const account = new MfaAccount(users, mfa, new FakePasswordHasher(), secureTokens, audit, immediateTransaction, config, emails);
   const relyingParty = {} as WebAuthnRelyingParty; // not reached by TOTP and recovery codes
   const verify = new VerifyMfaUseCase(
-    challenges, oneTimeTokens, users, mfa, totp, cipher, relyingParty, account, issuer, sessions, refreshTokens, devices, audit,
-    immediateTransaction, clock, config,
+    challenges,
+    oneTimeTokens,
+    users,
+    mfa,
+    totp,
+    cipher,
+    relyingParty,
+    account,
+    issuer,
+    sessions,
+    refreshTokens,
+    devices,
+    audit,
+    immediateTransaction,
+    clock,
+    config,
   );
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
   // The caller's session, signed in just now (adding a factor needs a recent sign-in).
   const signedIn = Session.open({
-    id: crypto.randomUUID(), realmId: realm.id, userId: user.id, device: { id: 'd1', name: 'Test browser', type: 'browser', fingerprint: null },
-    referenceFingerprint: {}, ip: client.ip, location: { country: null, city: null }, userAgent: null, amr: ['pwd'], now: clock.now(),
+    id: crypto.randomUUID(),
+    realmId: realm.id,
+    userId: user.id,
+    device: { id: 'd1', name: 'Test browser', type: 'browser', fingerprint: null },
+    referenceFingerprint: {},
+    ip: client.ip,
+    location: { country: null, city: null },
+    userAgent: null,
+    amr: ['pwd'],
+    now: clock.now(),
     lifetime: { idleTimeoutSeconds: config.sessionIdleTimeoutSeconds, maxLifetimeSeconds: config.sessionMaxLifetimeSeconds },
   });
   sessions.rows.set(signedIn.id, signedIn);
   const actor = { realm, userId: user.id, sessionId: signedIn.id, ip: client.ip };
   return {
-    user, config, clock, realm, mfa, users, sessions, refreshTokens, oneTimeTokens, mailer, audit, client, actor, verify, challenges,
+    user,
+    config,
+    clock,
+    realm,
+    mfa,
+    users,
+    sessions,
+    refreshTokens,
+    oneTimeTokens,
+    mailer,
+    audit,
+    client,
+    actor,
+    verify,
+    challenges,
     setup: new SetupTotpUseCase(account, mfa, totp, cipher, new NoQr(), clock, new RecentAuthentication(sessions, clock, config)),
     confirm: new ConfirmTotpUseCase(account, mfa, totp, cipher, audit, immediateTransaction, clock),
     disable: new DisableTotpUseCase(account, mfa, audit, immediateTransaction, clock),
@@ -135,7 +181,14 @@ async function enrolled() {
   const { secret } = await f.setup.execute(f.actor);
   const confirmed = await f.confirm.execute({ ...f.actor, code: `${secret}:${f.step()}` });
   f.clock.advance(30);
-  const pendingLogin = async () => f.challenges.create({ realm: f.realm, user: (await f.users.findById('default', f.user.id))!, client: f.client, purpose: 'login', now: f.clock.now() });
+  const pendingLogin = async () =>
+    f.challenges.create({
+      realm: f.realm,
+      user: (await f.users.findById('default', f.user.id))!,
+      client: f.client,
+      purpose: 'login',
+      now: f.clock.now(),
+    });
   return { ...f, secret, recoveryCodes: confirmed.recoveryCodes!, pendingLogin };
 }
 
@@ -173,25 +226,42 @@ describe('VerifyMfaUseCase', () => {
   it('opens a session with amr [pwd, otp] for a current code, once', async () => {
     const f = await enrolled();
     const token = await f.pendingLogin();
-    const result = await f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client });
+    const result = await f.verify.execute({
+      realm: f.realm,
+      mfaToken: token,
+      type: 'totp',
+      code: `${f.secret}:${f.step()}`,
+      client: f.client,
+    });
     expect(result.purpose).toBe('login');
     expect(f.sessions.rows.get(result.sessionId)?.amr).toEqual(['pwd', 'otp']);
     expect(f.audit.types().slice(-2)).toEqual(['mfa.succeeded', 'login.succeeded']);
-    await expect(f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }))
-      .rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    await expect(
+      f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }),
+    ).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
     // The same step through a new login: a replay.
-    await expect(f.verify.execute({ realm: f.realm, mfaToken: await f.pendingLogin(), type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }))
-      .rejects.toMatchObject({ code: 'INVALID_MFA_CODE' });
+    await expect(
+      f.verify.execute({
+        realm: f.realm,
+        mfaToken: await f.pendingLogin(),
+        type: 'totp',
+        code: `${f.secret}:${f.step()}`,
+        client: f.client,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_MFA_CODE' });
   });
 
   it('counts wrong codes on the token and kills it at the fifth', async () => {
     const f = await enrolled();
     const token = await f.pendingLogin();
     for (let i = 0; i < 5; i += 1) {
-      await expect(f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: 'nope', client: f.client })).rejects.toMatchObject({ code: 'INVALID_MFA_CODE' });
+      await expect(
+        f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: 'nope', client: f.client }),
+      ).rejects.toMatchObject({ code: 'INVALID_MFA_CODE' });
     }
-    await expect(f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }))
-      .rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    await expect(
+      f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }),
+    ).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
     expect(f.audit.types().filter((t) => t === 'mfa.failed')).toHaveLength(5);
   });
 
@@ -199,8 +269,9 @@ describe('VerifyMfaUseCase', () => {
     const f = await enrolled();
     const token = await f.pendingLogin();
     f.clock.advance(300);
-    await expect(f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }))
-      .rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+    await expect(
+      f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client }),
+    ).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
   });
 
   it('accepts a recovery code once, in any case and with spaces', async () => {
@@ -208,22 +279,42 @@ describe('VerifyMfaUseCase', () => {
     const code = f.recoveryCodes[3];
     const typed = code.toUpperCase().replace(/-/g, ' ');
     await f.verify.execute({ realm: f.realm, mfaToken: await f.pendingLogin(), type: 'recovery', code: typed, client: f.client });
-    await expect(f.verify.execute({ realm: f.realm, mfaToken: await f.pendingLogin(), type: 'recovery', code, client: f.client }))
-      .rejects.toMatchObject({ code: 'INVALID_MFA_CODE' });
+    await expect(
+      f.verify.execute({ realm: f.realm, mfaToken: await f.pendingLogin(), type: 'recovery', code, client: f.client }),
+    ).rejects.toMatchObject({ code: 'INVALID_MFA_CODE' });
   });
 
   it('re-verification clears the flag of the same session, makes this device the reference and drops older refresh tokens', async () => {
     const f = await enrolled();
     const user = (await f.users.findById('default', f.user.id))!;
-    const login = await f.verify.execute({ realm: f.realm, mfaToken: await f.pendingLogin(), type: 'totp', code: `${f.secret}:${f.step()}`, client: f.client });
+    const login = await f.verify.execute({
+      realm: f.realm,
+      mfaToken: await f.pendingLogin(),
+      type: 'totp',
+      code: `${f.secret}:${f.step()}`,
+      client: f.client,
+    });
     const session = f.sessions.rows.get(login.sessionId)!;
     session.flagMismatch(0.2, f.clock.now());
     const before = [...f.refreshTokens.rows.keys()];
     expect(before).toHaveLength(1);
     const elsewhere = { ...f.client, ip: '198.51.100.4', fingerprint: '{"canvas":"other"}' };
-    const token = await f.challenges.create({ realm: f.realm, user, client: elsewhere, purpose: 'reverify', sessionId: login.sessionId, now: f.clock.now() });
+    const token = await f.challenges.create({
+      realm: f.realm,
+      user,
+      client: elsewhere,
+      purpose: 'reverify',
+      sessionId: login.sessionId,
+      now: f.clock.now(),
+    });
     f.clock.advance(30);
-    const result = await f.verify.execute({ realm: f.realm, mfaToken: token, type: 'totp', code: `${f.secret}:${f.step()}`, client: elsewhere });
+    const result = await f.verify.execute({
+      realm: f.realm,
+      mfaToken: token,
+      type: 'totp',
+      code: `${f.secret}:${f.step()}`,
+      client: elsewhere,
+    });
     expect(result).toMatchObject({ purpose: 'reverify', sessionId: login.sessionId });
     const restored = f.sessions.rows.get(login.sessionId)!;
     expect(restored.status).toBe('active');

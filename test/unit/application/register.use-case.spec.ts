@@ -3,7 +3,13 @@ import { authFixture } from './auth-fixture';
 describe('RegisterUseCase', () => {
   it('creates the user and queues a verification email with a single-use link token stored only as a hash', async () => {
     const f = authFixture();
-    const user = await f.register.execute({ realm: f.realm, email: 'Ada@Example.com', password: 'correct horse battery staple', name: 'Ada Lovelace', ip: '198.51.100.1' });
+    const user = await f.register.execute({
+      realm: f.realm,
+      email: 'Ada@Example.com',
+      password: 'correct horse battery staple',
+      name: 'Ada Lovelace',
+      ip: '198.51.100.1',
+    });
     expect(user.email).toBe('ada@example.com');
     expect(f.mailer.sent).toHaveLength(1);
     const link = /verify-email\?token=([A-Za-z0-9_-]+)/.exec(f.mailer.sent[0].text)?.[1];

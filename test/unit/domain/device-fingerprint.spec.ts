@@ -203,16 +203,13 @@ describe('similarity', () => {
     },
   );
 
-  it.each(Object.keys(fullChromeComponents))(
-    'still matches at 0.70 when one component (%s) of a full fingerprint changed',
-    (key) => {
-      const reference = fingerprint(components(fullChromeComponents), macChrome);
-      const observed = fingerprint(components({ ...fullChromeComponents, [key]: 'changed' }), macChrome);
-      const score = similarity(reference, observed);
-      expect(score).toBeLessThan(1);
-      expect(matches(score, THRESHOLD)).toBe(true);
-    },
-  );
+  it.each(Object.keys(fullChromeComponents))('still matches at 0.70 when one component (%s) of a full fingerprint changed', (key) => {
+    const reference = fingerprint(components(fullChromeComponents), macChrome);
+    const observed = fingerprint(components({ ...fullChromeComponents, [key]: 'changed' }), macChrome);
+    const score = similarity(reference, observed);
+    expect(score).toBeLessThan(1);
+    expect(matches(score, THRESHOLD)).toBe(true);
+  });
 
   it('still matches at 0.70 after a browser update seen from a new network', () => {
     const updated = { ...fullChromeComponents, ua: fullChromeComponents.ua.replace('Chrome/131', 'Chrome/132') };
@@ -236,10 +233,7 @@ describe('similarity', () => {
 
   it('does not match a device of the same model, browser, OS and network whose canvas and audio hashes differ', () => {
     const twin = { ...fullChromeComponents, canvas: '0badf00d', audio: '124.0434752751' };
-    const score = similarity(
-      fingerprint(components(fullChromeComponents), macChrome),
-      fingerprint(components(twin), macChrome),
-    );
+    const score = similarity(fingerprint(components(fullChromeComponents), macChrome), fingerprint(components(twin), macChrome));
     expect(matches(score, THRESHOLD)).toBe(false);
   });
 
@@ -263,14 +257,8 @@ describe('similarity', () => {
 
   it('counts a component present on one side only as a mismatch', () => {
     const w = FINGERPRINT_WEIGHTS.client;
-    const onlyInReference = similarity(
-      fingerprint(components({ canvas: 'a', memory: '8' })),
-      fingerprint(components({ canvas: 'a' })),
-    );
-    const onlyObserved = similarity(
-      fingerprint(components({ canvas: 'a' })),
-      fingerprint(components({ canvas: 'a', memory: '8' })),
-    );
+    const onlyInReference = similarity(fingerprint(components({ canvas: 'a', memory: '8' })), fingerprint(components({ canvas: 'a' })));
+    const onlyObserved = similarity(fingerprint(components({ canvas: 'a' })), fingerprint(components({ canvas: 'a', memory: '8' })));
     expect(onlyInReference).toBeCloseTo(w.canvas / (w.canvas + w.memory), 6);
     expect(onlyObserved).toBeCloseTo(w.canvas / (w.canvas + w.memory), 6);
   });
@@ -357,7 +345,9 @@ describe('restoreFingerprint', () => {
     const restored = restoreFingerprint(JSON.parse(JSON.stringify(recorded)));
     expect(restored).toEqual(recorded);
     expect(similarity(restored, recorded)).toBe(1);
-    expect(restoreFingerprint(JSON.parse(JSON.stringify(fingerprint(opaque('abc123'), macChrome))))).toEqual(fingerprint(opaque('abc123'), macChrome));
+    expect(restoreFingerprint(JSON.parse(JSON.stringify(fingerprint(opaque('abc123'), macChrome))))).toEqual(
+      fingerprint(opaque('abc123'), macChrome),
+    );
   });
 
   it.each([

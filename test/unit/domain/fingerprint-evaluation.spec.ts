@@ -45,8 +45,7 @@ function mulberry32(seed: number): Rng {
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)];
 const chance = (rng: Rng, p: number): boolean => rng() < p;
 const int = (rng: Rng, min: number, max: number): number => min + Math.floor(rng() * (max - min + 1));
-const hex = (rng: Rng, length: number): string =>
-  Array.from({ length }, () => Math.floor(rng() * 16).toString(16)).join('');
+const hex = (rng: Rng, length: number): string => Array.from({ length }, () => Math.floor(rng() * 16).toString(16)).join('');
 
 function weighted<T>(rng: Rng, items: readonly (readonly [T, number])[]): T {
   const total = items.reduce((sum, [, weight]) => sum + weight, 0);
@@ -82,44 +81,372 @@ interface HardwareModel {
 }
 
 const MODELS: readonly HardwareModel[] = [
-  { name: 'MacBook Air M1', family: 'mac', gpuVendor: 'Apple', gpu: 'Apple M1', displays: [['1440x900', 2]], cores: [8], memory: [8], touch: [0], colorDepth: 30, share: 5 },
-  { name: 'MacBook Air M2', family: 'mac', gpuVendor: 'Apple', gpu: 'Apple M2', displays: [['1470x956', 2], ['1280x832', 2]], cores: [8], memory: [8], touch: [0], colorDepth: 30, share: 5 },
-  { name: 'MacBook Pro 14 M3 Pro', family: 'mac', gpuVendor: 'Apple', gpu: 'Apple M3 Pro', displays: [['1512x982', 2], ['1352x878', 2]], cores: [11, 12], memory: [8], touch: [0], colorDepth: 30, share: 4 },
-  { name: 'MacBook Pro 16 M1 Max', family: 'mac', gpuVendor: 'Apple', gpu: 'Apple M1 Max', displays: [['1728x1117', 2]], cores: [10], memory: [8], touch: [0], colorDepth: 30, share: 2 },
-  { name: 'iMac 24 M3', family: 'mac', gpuVendor: 'Apple', gpu: 'Apple M3', displays: [['2240x1260', 2]], cores: [8], memory: [8], touch: [0], colorDepth: 30, share: 1 },
-  { name: 'MacBook Pro 13 Intel', family: 'mac', gpuVendor: 'Intel Inc.', gpu: 'Intel(R) Iris(TM) Plus Graphics', displays: [['1440x900', 2]], cores: [8], memory: [8], touch: [0], colorDepth: 24, share: 1 },
-  { name: 'Office laptop UHD 620', family: 'windows', gpuVendor: 'Intel', gpu: 'Intel(R) UHD Graphics 620', displays: [['1920x1080', 1], ['1536x864', 1.25]], cores: [4, 8], memory: [8], touch: [0], colorDepth: 24, share: 8 },
-  { name: 'ThinkPad Iris Xe', family: 'windows', gpuVendor: 'Intel', gpu: 'Intel(R) Iris(R) Xe Graphics', displays: [['1920x1200', 1], ['1536x960', 1.25]], cores: [8, 12], memory: [8], touch: [0, 10], colorDepth: 24, share: 8 },
-  { name: 'Budget laptop', family: 'windows', gpuVendor: 'Intel', gpu: 'Intel(R) UHD Graphics', displays: [['1366x768', 1], ['1920x1080', 1]], cores: [2, 4], memory: [4, 8], touch: [0], colorDepth: 24, share: 4 },
-  { name: 'Ryzen laptop', family: 'windows', gpuVendor: 'AMD', gpu: 'AMD Radeon(TM) Graphics', displays: [['1920x1080', 1], ['1536x864', 1.25]], cores: [12, 16], memory: [8], touch: [0], colorDepth: 24, share: 5 },
-  { name: 'Desktop RTX 3060', family: 'windows', gpuVendor: 'NVIDIA', gpu: 'NVIDIA GeForce RTX 3060', displays: [['1920x1080', 1], ['2560x1440', 1]], cores: [12, 16], memory: [8], touch: [0], colorDepth: 24, share: 4 },
-  { name: 'Desktop RTX 4070', family: 'windows', gpuVendor: 'NVIDIA', gpu: 'NVIDIA GeForce RTX 4070', displays: [['2560x1440', 1], ['2560x1440', 1.5]], cores: [16, 20, 24], memory: [8], touch: [0], colorDepth: 24, share: 2 },
-  { name: 'Surface Pro', family: 'windows', gpuVendor: 'Intel', gpu: 'Intel(R) Iris(R) Xe Graphics', displays: [['1440x960', 2]], cores: [8], memory: [8], touch: [10], colorDepth: 24, share: 1 },
-  { name: 'ThinkPad Linux', family: 'linux', gpuVendor: 'Intel', gpu: 'Mesa Intel(R) UHD Graphics 620 (KBL GT2)', displays: [['1920x1080', 1]], cores: [8], memory: [8], touch: [0], colorDepth: 24, share: 2 },
-  { name: 'Linux workstation', family: 'linux', gpuVendor: 'NVIDIA Corporation', gpu: 'NVIDIA GeForce GTX 1660 SUPER/PCIe/SSE2', displays: [['2560x1440', 1]], cores: [12, 16], memory: [8], touch: [0], colorDepth: 24, share: 1 },
-  { name: 'iPhone 13', family: 'iphone', gpuVendor: 'Apple', gpu: 'Apple A15 GPU', displays: [['390x844', 3]], cores: [4], memory: [4], touch: [5], colorDepth: 24, share: 5 },
-  { name: 'iPhone 14', family: 'iphone', gpuVendor: 'Apple', gpu: 'Apple A15 GPU', displays: [['390x844', 3]], cores: [4], memory: [4], touch: [5], colorDepth: 24, share: 5 },
-  { name: 'iPhone 15', family: 'iphone', gpuVendor: 'Apple', gpu: 'Apple A16 GPU', displays: [['393x852', 3]], cores: [4], memory: [4], touch: [5], colorDepth: 24, share: 6 },
-  { name: 'iPhone 15 Pro Max', family: 'iphone', gpuVendor: 'Apple', gpu: 'Apple A17 Pro GPU', displays: [['430x932', 3]], cores: [4], memory: [4], touch: [5], colorDepth: 24, share: 3 },
-  { name: 'iPad Air M1', family: 'ipad', gpuVendor: 'Apple', gpu: 'Apple M1', displays: [['820x1180', 2]], cores: [4], memory: [4], touch: [5], colorDepth: 24, share: 2 },
-  { name: 'Pixel 8', family: 'android', gpuVendor: 'ARM', gpu: 'Mali-G715', displays: [['412x915', 2.625]], cores: [8], memory: [8], touch: [5], colorDepth: 24, share: 3 },
-  { name: 'Pixel 7a', family: 'android', gpuVendor: 'ARM', gpu: 'Mali-G710', displays: [['412x892', 2.625]], cores: [8], memory: [8], touch: [5], colorDepth: 24, share: 2 },
-  { name: 'Galaxy S23', family: 'android', gpuVendor: 'Qualcomm', gpu: 'Adreno (TM) 740', displays: [['360x780', 3]], cores: [8], memory: [8], touch: [5], colorDepth: 24, samsungToken: 'SM-S911B', share: 4 },
-  { name: 'Galaxy A54', family: 'android', gpuVendor: 'ARM', gpu: 'Mali-G68', displays: [['384x854', 2.8125]], cores: [8], memory: [4, 8], touch: [5], colorDepth: 24, samsungToken: 'SM-A546B', share: 4 },
-  { name: 'Redmi Note 12', family: 'android', gpuVendor: 'Qualcomm', gpu: 'Adreno (TM) 610', displays: [['393x873', 2.75]], cores: [8], memory: [4], touch: [5], colorDepth: 24, share: 3 },
+  {
+    name: 'MacBook Air M1',
+    family: 'mac',
+    gpuVendor: 'Apple',
+    gpu: 'Apple M1',
+    displays: [['1440x900', 2]],
+    cores: [8],
+    memory: [8],
+    touch: [0],
+    colorDepth: 30,
+    share: 5,
+  },
+  {
+    name: 'MacBook Air M2',
+    family: 'mac',
+    gpuVendor: 'Apple',
+    gpu: 'Apple M2',
+    displays: [
+      ['1470x956', 2],
+      ['1280x832', 2],
+    ],
+    cores: [8],
+    memory: [8],
+    touch: [0],
+    colorDepth: 30,
+    share: 5,
+  },
+  {
+    name: 'MacBook Pro 14 M3 Pro',
+    family: 'mac',
+    gpuVendor: 'Apple',
+    gpu: 'Apple M3 Pro',
+    displays: [
+      ['1512x982', 2],
+      ['1352x878', 2],
+    ],
+    cores: [11, 12],
+    memory: [8],
+    touch: [0],
+    colorDepth: 30,
+    share: 4,
+  },
+  {
+    name: 'MacBook Pro 16 M1 Max',
+    family: 'mac',
+    gpuVendor: 'Apple',
+    gpu: 'Apple M1 Max',
+    displays: [['1728x1117', 2]],
+    cores: [10],
+    memory: [8],
+    touch: [0],
+    colorDepth: 30,
+    share: 2,
+  },
+  {
+    name: 'iMac 24 M3',
+    family: 'mac',
+    gpuVendor: 'Apple',
+    gpu: 'Apple M3',
+    displays: [['2240x1260', 2]],
+    cores: [8],
+    memory: [8],
+    touch: [0],
+    colorDepth: 30,
+    share: 1,
+  },
+  {
+    name: 'MacBook Pro 13 Intel',
+    family: 'mac',
+    gpuVendor: 'Intel Inc.',
+    gpu: 'Intel(R) Iris(TM) Plus Graphics',
+    displays: [['1440x900', 2]],
+    cores: [8],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 1,
+  },
+  {
+    name: 'Office laptop UHD 620',
+    family: 'windows',
+    gpuVendor: 'Intel',
+    gpu: 'Intel(R) UHD Graphics 620',
+    displays: [
+      ['1920x1080', 1],
+      ['1536x864', 1.25],
+    ],
+    cores: [4, 8],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 8,
+  },
+  {
+    name: 'ThinkPad Iris Xe',
+    family: 'windows',
+    gpuVendor: 'Intel',
+    gpu: 'Intel(R) Iris(R) Xe Graphics',
+    displays: [
+      ['1920x1200', 1],
+      ['1536x960', 1.25],
+    ],
+    cores: [8, 12],
+    memory: [8],
+    touch: [0, 10],
+    colorDepth: 24,
+    share: 8,
+  },
+  {
+    name: 'Budget laptop',
+    family: 'windows',
+    gpuVendor: 'Intel',
+    gpu: 'Intel(R) UHD Graphics',
+    displays: [
+      ['1366x768', 1],
+      ['1920x1080', 1],
+    ],
+    cores: [2, 4],
+    memory: [4, 8],
+    touch: [0],
+    colorDepth: 24,
+    share: 4,
+  },
+  {
+    name: 'Ryzen laptop',
+    family: 'windows',
+    gpuVendor: 'AMD',
+    gpu: 'AMD Radeon(TM) Graphics',
+    displays: [
+      ['1920x1080', 1],
+      ['1536x864', 1.25],
+    ],
+    cores: [12, 16],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 5,
+  },
+  {
+    name: 'Desktop RTX 3060',
+    family: 'windows',
+    gpuVendor: 'NVIDIA',
+    gpu: 'NVIDIA GeForce RTX 3060',
+    displays: [
+      ['1920x1080', 1],
+      ['2560x1440', 1],
+    ],
+    cores: [12, 16],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 4,
+  },
+  {
+    name: 'Desktop RTX 4070',
+    family: 'windows',
+    gpuVendor: 'NVIDIA',
+    gpu: 'NVIDIA GeForce RTX 4070',
+    displays: [
+      ['2560x1440', 1],
+      ['2560x1440', 1.5],
+    ],
+    cores: [16, 20, 24],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 2,
+  },
+  {
+    name: 'Surface Pro',
+    family: 'windows',
+    gpuVendor: 'Intel',
+    gpu: 'Intel(R) Iris(R) Xe Graphics',
+    displays: [['1440x960', 2]],
+    cores: [8],
+    memory: [8],
+    touch: [10],
+    colorDepth: 24,
+    share: 1,
+  },
+  {
+    name: 'ThinkPad Linux',
+    family: 'linux',
+    gpuVendor: 'Intel',
+    gpu: 'Mesa Intel(R) UHD Graphics 620 (KBL GT2)',
+    displays: [['1920x1080', 1]],
+    cores: [8],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 2,
+  },
+  {
+    name: 'Linux workstation',
+    family: 'linux',
+    gpuVendor: 'NVIDIA Corporation',
+    gpu: 'NVIDIA GeForce GTX 1660 SUPER/PCIe/SSE2',
+    displays: [['2560x1440', 1]],
+    cores: [12, 16],
+    memory: [8],
+    touch: [0],
+    colorDepth: 24,
+    share: 1,
+  },
+  {
+    name: 'iPhone 13',
+    family: 'iphone',
+    gpuVendor: 'Apple',
+    gpu: 'Apple A15 GPU',
+    displays: [['390x844', 3]],
+    cores: [4],
+    memory: [4],
+    touch: [5],
+    colorDepth: 24,
+    share: 5,
+  },
+  {
+    name: 'iPhone 14',
+    family: 'iphone',
+    gpuVendor: 'Apple',
+    gpu: 'Apple A15 GPU',
+    displays: [['390x844', 3]],
+    cores: [4],
+    memory: [4],
+    touch: [5],
+    colorDepth: 24,
+    share: 5,
+  },
+  {
+    name: 'iPhone 15',
+    family: 'iphone',
+    gpuVendor: 'Apple',
+    gpu: 'Apple A16 GPU',
+    displays: [['393x852', 3]],
+    cores: [4],
+    memory: [4],
+    touch: [5],
+    colorDepth: 24,
+    share: 6,
+  },
+  {
+    name: 'iPhone 15 Pro Max',
+    family: 'iphone',
+    gpuVendor: 'Apple',
+    gpu: 'Apple A17 Pro GPU',
+    displays: [['430x932', 3]],
+    cores: [4],
+    memory: [4],
+    touch: [5],
+    colorDepth: 24,
+    share: 3,
+  },
+  {
+    name: 'iPad Air M1',
+    family: 'ipad',
+    gpuVendor: 'Apple',
+    gpu: 'Apple M1',
+    displays: [['820x1180', 2]],
+    cores: [4],
+    memory: [4],
+    touch: [5],
+    colorDepth: 24,
+    share: 2,
+  },
+  {
+    name: 'Pixel 8',
+    family: 'android',
+    gpuVendor: 'ARM',
+    gpu: 'Mali-G715',
+    displays: [['412x915', 2.625]],
+    cores: [8],
+    memory: [8],
+    touch: [5],
+    colorDepth: 24,
+    share: 3,
+  },
+  {
+    name: 'Pixel 7a',
+    family: 'android',
+    gpuVendor: 'ARM',
+    gpu: 'Mali-G710',
+    displays: [['412x892', 2.625]],
+    cores: [8],
+    memory: [8],
+    touch: [5],
+    colorDepth: 24,
+    share: 2,
+  },
+  {
+    name: 'Galaxy S23',
+    family: 'android',
+    gpuVendor: 'Qualcomm',
+    gpu: 'Adreno (TM) 740',
+    displays: [['360x780', 3]],
+    cores: [8],
+    memory: [8],
+    touch: [5],
+    colorDepth: 24,
+    samsungToken: 'SM-S911B',
+    share: 4,
+  },
+  {
+    name: 'Galaxy A54',
+    family: 'android',
+    gpuVendor: 'ARM',
+    gpu: 'Mali-G68',
+    displays: [['384x854', 2.8125]],
+    cores: [8],
+    memory: [4, 8],
+    touch: [5],
+    colorDepth: 24,
+    samsungToken: 'SM-A546B',
+    share: 4,
+  },
+  {
+    name: 'Redmi Note 12',
+    family: 'android',
+    gpuVendor: 'Qualcomm',
+    gpu: 'Adreno (TM) 610',
+    displays: [['393x873', 2.75]],
+    cores: [8],
+    memory: [4],
+    touch: [5],
+    colorDepth: 24,
+    share: 3,
+  },
 ];
 
 const BROWSERS: Record<Family, readonly (readonly [Browser, number])[]> = {
-  mac: [['chrome', 55], ['safari', 30], ['firefox', 8], ['edge', 7]],
-  windows: [['chrome', 65], ['edge', 25], ['firefox', 10]],
-  linux: [['chrome', 55], ['firefox', 45]],
-  iphone: [['safari', 85], ['chrome-ios', 15]],
-  ipad: [['safari', 90], ['chrome-ios', 10]],
-  android: [['chrome', 75], ['samsung', 20], ['firefox', 5]],
+  mac: [
+    ['chrome', 55],
+    ['safari', 30],
+    ['firefox', 8],
+    ['edge', 7],
+  ],
+  windows: [
+    ['chrome', 65],
+    ['edge', 25],
+    ['firefox', 10],
+  ],
+  linux: [
+    ['chrome', 55],
+    ['firefox', 45],
+  ],
+  iphone: [
+    ['safari', 85],
+    ['chrome-ios', 15],
+  ],
+  ipad: [
+    ['safari', 90],
+    ['chrome-ios', 10],
+  ],
+  android: [
+    ['chrome', 75],
+    ['samsung', 20],
+    ['firefox', 5],
+  ],
 };
 
 const ENGINE: Record<Browser, Engine> = {
-  chrome: 'blink', edge: 'blink', samsung: 'blink', firefox: 'gecko', safari: 'webkit', 'chrome-ios': 'webkit',
+  chrome: 'blink',
+  edge: 'blink',
+  samsung: 'blink',
+  firefox: 'gecko',
+  safari: 'webkit',
+  'chrome-ios': 'webkit',
 };
 
 interface Locale {
@@ -142,7 +469,12 @@ const LOCALES: readonly (readonly [Locale, number])[] = [
 ];
 
 const EXTERNAL_DISPLAYS: readonly (readonly [string, number])[] = [
-  ['1920x1080', 1], ['2560x1440', 1], ['3440x1440', 1], ['1920x1080', 2], ['2560x1440', 1.5], ['1680x1050', 1],
+  ['1920x1080', 1],
+  ['2560x1440', 1],
+  ['3440x1440', 1],
+  ['1920x1080', 2],
+  ['2560x1440', 1.5],
+  ['1680x1050', 1],
 ];
 
 interface Device {
@@ -193,23 +525,34 @@ function randomViewport(rng: Rng, screen: string, family: Family): string {
 
 function initialVersions(rng: Rng, family: Family, browser: Browser): Pick<Device, 'browserVersion' | 'osVersion'> {
   const osVersion: [number, number] =
-    family === 'mac' ? [pick(rng, [14, 15]), int(rng, 0, 6)]
-    : family === 'iphone' || family === 'ipad' ? [pick(rng, [17, 18]), int(rng, 0, 6)]
-    : family === 'android' ? [pick(rng, [13, 14, 15]), 0]
-    : family === 'windows' ? [pick(rng, [10, 11]), 0]
-    : [6, int(rng, 1, 11)];
+    family === 'mac'
+      ? [pick(rng, [14, 15]), int(rng, 0, 6)]
+      : family === 'iphone' || family === 'ipad'
+        ? [pick(rng, [17, 18]), int(rng, 0, 6)]
+        : family === 'android'
+          ? [pick(rng, [13, 14, 15]), 0]
+          : family === 'windows'
+            ? [pick(rng, [10, 11]), 0]
+            : [6, int(rng, 1, 11)];
   const browserVersion: [number, number] =
-    browser === 'safari' && (family === 'iphone' || family === 'ipad') ? [osVersion[0], osVersion[1]]
-    : browser === 'safari' ? [osVersion[0] + 3, int(rng, 0, 6)]
-    : browser === 'firefox' ? [int(rng, 128, 134), 0]
-    : browser === 'samsung' ? [int(rng, 25, 27), 0]
-    : [int(rng, 125, 132), 0];
+    browser === 'safari' && (family === 'iphone' || family === 'ipad')
+      ? [osVersion[0], osVersion[1]]
+      : browser === 'safari'
+        ? [osVersion[0] + 3, int(rng, 0, 6)]
+        : browser === 'firefox'
+          ? [int(rng, 128, 134), 0]
+          : browser === 'samsung'
+            ? [int(rng, 25, 27), 0]
+            : [int(rng, 125, 132), 0];
   return { browserVersion, osVersion };
 }
 
 function randomDevice(rng: Rng, constraints: { family?: Family; extendedCollector?: boolean } = {}): Device {
   const candidates = MODELS.filter((m) => !constraints.family || m.family === constraints.family);
-  const model = weighted(rng, candidates.map((m) => [m, m.share] as const));
+  const model = weighted(
+    rng,
+    candidates.map((m) => [m, m.share] as const),
+  );
   const browser = weighted(
     rng,
     BROWSERS[model.family].filter(([b]) => b !== 'samsung' || model.samsungToken),
@@ -304,9 +647,11 @@ function webgl(d: Device): { vendor: string; renderer: string } {
   if (ENGINE[d.browser] === 'webkit') return { vendor: 'Apple Inc.', renderer: 'Apple GPU' };
   if (ENGINE[d.browser] === 'gecko' || family === 'android') return { vendor: gpuVendor, renderer: gpu };
   const backend =
-    family === 'mac' ? `ANGLE Metal Renderer: ${gpu}, Unspecified Version`
-    : family === 'windows' ? `${gpu} Direct3D11 vs_5_0 ps_5_0, D3D11`
-    : `${gpu}, OpenGL 4.6`;
+    family === 'mac'
+      ? `ANGLE Metal Renderer: ${gpu}, Unspecified Version`
+      : family === 'windows'
+        ? `${gpu} Direct3D11 vs_5_0 ps_5_0, D3D11`
+        : `${gpu}, OpenGL 4.6`;
   return { vendor: `Google Inc. (${gpuVendor})`, renderer: `ANGLE (${gpuVendor}, ${backend})` };
 }
 
@@ -447,11 +792,12 @@ const DRIFTS: Record<DriftKind, Drift> = {
   },
   'new network': (rng, d) => ({ ...d, ip: randomIp(rng, chance(rng, 0.25) ? !d.ip.includes(':') : d.ip.includes(':')) }),
   'language change': (rng, d) => {
-    const other = weighted(rng, LOCALES.filter(([l]) => l.languages[0] !== d.languages[0])).languages;
+    const other = weighted(
+      rng,
+      LOCALES.filter(([l]) => l.languages[0] !== d.languages[0]),
+    ).languages;
     // Either a language added at the end of the preference list, or a new first language.
-    const languages = chance(rng, 0.5)
-      ? [...d.languages, other[0]]
-      : [other[0], ...d.languages.filter((l) => l !== other[0])];
+    const languages = chance(rng, 0.5) ? [...d.languages, other[0]] : [other[0], ...d.languages.filter((l) => l !== other[0])];
     return { ...d, languages };
   },
   'time zone change': (rng, d) => {
@@ -462,7 +808,10 @@ const DRIFTS: Record<DriftKind, Drift> = {
     const next: Device = { ...d, viewport: randomViewport(rng, d.screen, d.model.family) };
     // A laptop moved to an external display reports that display's screen and pixel ratio.
     if (!isHandheld(d) && chance(rng, 0.3)) {
-      const [screen, dpr] = pick(rng, EXTERNAL_DISPLAYS.filter(([s, r]) => s !== d.screen || r !== d.dpr));
+      const [screen, dpr] = pick(
+        rng,
+        EXTERNAL_DISPLAYS.filter(([s, r]) => s !== d.screen || r !== d.dpr),
+      );
       next.screen = screen;
       next.dpr = dpr;
       if (d.colorDepth === 30 && chance(rng, 0.5)) next.colorDepth = 24;
@@ -609,20 +958,38 @@ describe('fingerprint similarity evaluation', () => {
     for (const t of THRESHOLDS) {
       lines.push(`| ${t.toFixed(2)} | ${pct(falseFlagRate(scoredBenign, t))} | ${pct(missRate(scoredDifferent, t))} |`);
     }
-    lines.push('', `Benign drifts at ${THRESHOLD.toFixed(2)}:`, '', '| drift | pairs | false flags | 5th percentile score | lowest score |', '|---|---|---|---|---|');
+    lines.push(
+      '',
+      `Benign drifts at ${THRESHOLD.toFixed(2)}:`,
+      '',
+      '| drift | pairs | false flags | 5th percentile score | lowest score |',
+      '|---|---|---|---|---|',
+    );
     for (const [label, group] of byLabel(scoredBenign)) {
       const scores = group.map((s) => s.score);
-      lines.push(`| ${label} | ${group.length} | ${pct(falseFlagRate(group, THRESHOLD))} | ${quantile(scores, 0.05).toFixed(3)} | ${Math.min(...scores).toFixed(3)} |`);
+      lines.push(
+        `| ${label} | ${group.length} | ${pct(falseFlagRate(group, THRESHOLD))} | ${quantile(scores, 0.05).toFixed(3)} | ${Math.min(...scores).toFixed(3)} |`,
+      );
     }
-    lines.push('', `Different devices at ${THRESHOLD.toFixed(2)}:`, '', '| kind | pairs | misses | 95th percentile score | highest score |', '|---|---|---|---|---|');
+    lines.push(
+      '',
+      `Different devices at ${THRESHOLD.toFixed(2)}:`,
+      '',
+      '| kind | pairs | misses | 95th percentile score | highest score |',
+      '|---|---|---|---|---|',
+    );
     for (const [label, group] of byLabel(scoredDifferent)) {
       const scores = group.map((s) => s.score);
-      lines.push(`| ${label} | ${group.length} | ${pct(missRate(group, THRESHOLD))} | ${quantile(scores, 0.95).toFixed(3)} | ${Math.max(...scores).toFixed(3)} |`);
+      lines.push(
+        `| ${label} | ${group.length} | ${pct(missRate(group, THRESHOLD))} | ${quantile(scores, 0.95).toFixed(3)} | ${Math.max(...scores).toFixed(3)} |`,
+      );
     }
     lines.push('', `Other client behaviours, same corpus, at ${THRESHOLD.toFixed(2)} (reported, not asserted):`, '');
     lines.push('| client sends | false flags | misses |', '|---|---|---|');
     for (const mode of ['server-only', 'lite-collector', 'opaque-readable', 'opaque-hash'] as const) {
-      lines.push(`| ${mode} | ${pct(falseFlagRate(score(benign, mode), THRESHOLD))} | ${pct(missRate(score(different, mode), THRESHOLD))} |`);
+      lines.push(
+        `| ${mode} | ${pct(falseFlagRate(score(benign, mode), THRESHOLD))} | ${pct(missRate(score(different, mode), THRESHOLD))} |`,
+      );
     }
     // Brave, Firefox resistFingerprinting and Safari's advanced protection randomise canvas and
     // audio per session: the same device then looks like a twin with other hashes.
@@ -630,14 +997,18 @@ describe('fingerprint similarity evaluation', () => {
       ...p,
       observed: { ...p.observed, canvas: hex(rng, 8), audio: `${p.observed.audio}9` },
     }));
-    lines.push(`| components, canvas+audio randomised per session | ${pct(falseFlagRate(score(randomised, 'components'), THRESHOLD))} | — |`);
+    lines.push(
+      `| components, canvas+audio randomised per session | ${pct(falseFlagRate(score(randomised, 'components'), THRESHOLD))} | — |`,
+    );
     // Identical hardware and software may also render the same canvas: then only the audio hash
     // tells the twins apart, which no weighting that tolerates drift can use alone.
     const twins = different.filter((p) => p.label === 'same model twin');
     const sameFonts = twins.map((p) => ({ ...p, observed: { ...p.observed, fonts: p.reference.fonts } }));
     const sameCanvas = sameFonts.map((p) => ({ ...p, observed: { ...p.observed, canvas: p.reference.canvas } }));
     lines.push(`| components, twins always with the same fonts hash | — | ${pct(missRate(score(sameFonts, 'components'), THRESHOLD))} |`);
-    lines.push(`| components, twins with the same fonts and canvas hashes | — | ${pct(missRate(score(sameCanvas, 'components'), THRESHOLD))} |`);
+    lines.push(
+      `| components, twins with the same fonts and canvas hashes | — | ${pct(missRate(score(sameCanvas, 'components'), THRESHOLD))} |`,
+    );
     console.log(lines.join('\n'));
   });
 

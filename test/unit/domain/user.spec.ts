@@ -6,7 +6,14 @@ const policy = { maxFailures: 3, durationSeconds: 900 };
 
 describe('User', () => {
   it('registers with a normalised email, split name, no roles and status active', () => {
-    const user = User.register({ id: 'u1', realmId: 'default', email: '  Ada@Example.COM ', name: 'Ada  Lovelace', passwordHash: 'h', now });
+    const user = User.register({
+      id: 'u1',
+      realmId: 'default',
+      email: '  Ada@Example.COM ',
+      name: 'Ada  Lovelace',
+      passwordHash: 'h',
+      now,
+    });
     expect(user.email).toBe('ada@example.com');
     expect(user.profile).toEqual({ firstName: 'Ada', lastName: 'Lovelace', avatar: null });
     expect(user.roles).toEqual([]);

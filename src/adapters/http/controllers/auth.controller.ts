@@ -57,7 +57,13 @@ export class AuthController {
       client: clientContext(req, body.deviceFingerprint),
     });
     if (result.kind === 'mfa-required') {
-      return { user: present.authUser(result.user), tokens: null, requiresMfa: true, mfaToken: result.mfaToken, mfaMethods: result.methods };
+      return {
+        user: present.authUser(result.user),
+        tokens: null,
+        requiresMfa: true,
+        mfaToken: result.mfaToken,
+        mfaMethods: result.methods,
+      };
     }
     return { user: present.authUser(result.user), tokens: present.tokens(result.tokens), requiresMfa: false };
   }
@@ -70,11 +76,14 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   async rotate(@Body() body: RefreshDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
-    const { tokens } = await this.refresh.execute({
-      realm,
-      refreshToken: body.refreshToken,
-      client: clientContext(req, body.deviceFingerprint),
-    }, req.refreshTokenContext);
+    const { tokens } = await this.refresh.execute(
+      {
+        realm,
+        refreshToken: body.refreshToken,
+        client: clientContext(req, body.deviceFingerprint),
+      },
+      req.refreshTokenContext,
+    );
     return { tokens: present.tokens(tokens) };
   }
 

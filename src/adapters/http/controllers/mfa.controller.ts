@@ -25,7 +25,17 @@ import {
 import { present } from '../presenters';
 import { AppRequest, clientContext, clientIp } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
-import { AuthenticatedResponse, MfaEnabledResponse, MfaResponse, MfaStatusResponse, PublicKeyCredentialCreationOptionsView, PublicKeyCredentialRequestOptionsView, RecoveryCodesResponse, TotpSetupResponse, WebauthnRegisteredResponse } from '../openapi/schemas';
+import {
+  AuthenticatedResponse,
+  MfaEnabledResponse,
+  MfaResponse,
+  MfaStatusResponse,
+  PublicKeyCredentialCreationOptionsView,
+  PublicKeyCredentialRequestOptionsView,
+  RecoveryCodesResponse,
+  TotpSetupResponse,
+  WebauthnRegisteredResponse,
+} from '../openapi/schemas';
 
 function actor(realm: Realm, principal: Principal, req: AppRequest): MfaActor {
   return { realm, userId: principal.sub, sessionId: principal.sid, ip: clientIp(req) };
@@ -101,7 +111,12 @@ export class MfaController {
   @ApiErrors('INVALID_USER_STATE')
   @Post('totp/confirm')
   @HttpCode(200)
-  async totpConfirm(@Body() body: TotpConfirmDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async totpConfirm(
+    @Body() body: TotpConfirmDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
     const { user, recoveryCodes } = await this.confirmTotp.execute({ ...actor(realm, principal, req), code: body.code });
     return { mfa: present.mfa(user), ...(recoveryCodes ? { recoveryCodes } : {}) };
   }
@@ -112,7 +127,12 @@ export class MfaController {
   @ApiErrors('INVALID_CREDENTIALS', 'NOT_FOUND')
   @Delete('totp')
   @HttpCode(200)
-  async totpDelete(@Body() body: PasswordConfirmationDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async totpDelete(
+    @Body() body: PasswordConfirmationDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
     const user = await this.disableTotp.execute({ ...actor(realm, principal, req), password: body.password });
     return { mfa: present.mfa(user) };
   }
@@ -122,7 +142,12 @@ export class MfaController {
   @ApiOkResponse({ type: PublicKeyCredentialCreationOptionsView })
   @Post('webauthn/register/options')
   @HttpCode(200)
-  async registerOptions(@Body() body: WebauthnRegisterOptionsDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async registerOptions(
+    @Body() body: WebauthnRegisterOptionsDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
     return this.startRegistration.execute({ ...actor(realm, principal, req), name: body.name });
   }
 
@@ -131,7 +156,12 @@ export class MfaController {
   @ApiOkResponse({ type: WebauthnRegisteredResponse })
   @Post('webauthn/register/verify')
   @HttpCode(200)
-  async registerVerify(@Body() body: WebauthnRegisterVerifyDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async registerVerify(
+    @Body() body: WebauthnRegisterVerifyDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
     const result = await this.finishRegistration.execute({ ...actor(realm, principal, req), response: body.response, name: body.name });
     return {
       credential: present.webauthnCredentialCreated(result.credential),
@@ -163,7 +193,12 @@ export class MfaController {
   @ApiErrors('INVALID_CREDENTIALS', 'INVALID_USER_STATE')
   @Post('recovery-codes')
   @HttpCode(200)
-  async recoveryCodes(@Body() body: PasswordConfirmationDto, @CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async recoveryCodes(
+    @Body() body: PasswordConfirmationDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: AppRequest,
+  ) {
     return { recoveryCodes: await this.regenerateCodes.execute({ ...actor(realm, principal, req), password: body.password }) };
   }
 }

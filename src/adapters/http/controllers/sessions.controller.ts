@@ -39,7 +39,13 @@ export class SessionsController {
   @Delete(':id')
   @HttpCode(200)
   async revoke(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
-    await this.revokeOwn.execute({ realmId: principal.realm, userId: principal.sub, currentSessionId: principal.sid, sessionId: id, ip: clientIp(req) });
+    await this.revokeOwn.execute({
+      realmId: principal.realm,
+      userId: principal.sub,
+      currentSessionId: principal.sid,
+      sessionId: id,
+      ip: clientIp(req),
+    });
     return { success: true };
   }
 
@@ -48,7 +54,12 @@ export class SessionsController {
   @Delete()
   @HttpCode(200)
   async revokeAllButCurrent(@CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
-    const revoked = await this.revokeOthers.execute({ realmId: principal.realm, userId: principal.sub, currentSessionId: principal.sid, ip: clientIp(req) });
+    const revoked = await this.revokeOthers.execute({
+      realmId: principal.realm,
+      userId: principal.sub,
+      currentSessionId: principal.sid,
+      ip: clientIp(req),
+    });
     return { success: true, revoked };
   }
 }

@@ -13,7 +13,12 @@ export class RegisterDto {
   @IsEmail()
   email: string;
 
-  @ApiProperty({ example: 'correct horse battery staple', minLength: 8, maxLength: 128, description: '8–128 Unicode code points after NFKC; not a common password' })
+  @ApiProperty({
+    example: 'correct horse battery staple',
+    minLength: 8,
+    maxLength: 128,
+    description: '8–128 Unicode code points after NFKC; not a common password',
+  })
   @IsString()
   password: string;
 

@@ -8,7 +8,8 @@ export class MfaVerifyDto {
   mfaToken: string;
 
   @ApiProperty({
-    description: 'totp: the 6-digit code; recovery: a recovery code; webauthn: the JSON text of the authentication response of @simplewebauthn/browser startAuthentication',
+    description:
+      'totp: the 6-digit code; recovery: a recovery code; webauthn: the JSON text of the authentication response of @simplewebauthn/browser startAuthentication',
     example: '123456',
   })
   @IsString()
@@ -56,7 +57,11 @@ export class WebauthnRegisterOptionsDto {
 }
 
 export class WebauthnRegisterVerifyDto {
-  @ApiProperty({ description: 'The registration response of @simplewebauthn/browser startRegistration (RegistrationResponseJSON)', type: 'object', additionalProperties: true })
+  @ApiProperty({
+    description: 'The registration response of @simplewebauthn/browser startRegistration (RegistrationResponseJSON)',
+    type: 'object',
+    additionalProperties: true,
+  })
   @IsObject()
   response: Record<string, unknown>;
 

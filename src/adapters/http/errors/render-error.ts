@@ -66,7 +66,12 @@ export function renderError(error: unknown): RenderedError {
   if (error instanceof HttpException) {
     const code = STATUS_CODE[error.getStatus()];
     if (code) {
-      return { status: ERROR_STATUS[code], body: envelope(code, FIXED_MESSAGE[code] ?? 'The request is invalid'), headers: {}, unexpected: false };
+      return {
+        status: ERROR_STATUS[code],
+        body: envelope(code, FIXED_MESSAGE[code] ?? 'The request is invalid'),
+        headers: {},
+        unexpected: false,
+      };
     }
   }
   const bodyParserType = (error as { type?: unknown })?.type;
@@ -74,16 +79,33 @@ export function renderError(error: unknown): RenderedError {
     return { status: 413, body: envelope('PAYLOAD_TOO_LARGE', FIXED_MESSAGE.PAYLOAD_TOO_LARGE!), headers: {}, unexpected: false };
   }
   if (bodyParserType === 'entity.parse.failed') {
-    return { status: 400, body: envelope('VALIDATION_FAILED', 'The request body is not valid JSON', { details: [{ field: 'body', message: 'must be valid JSON' }] }), headers: {}, unexpected: false };
+    return {
+      status: 400,
+      body: envelope('VALIDATION_FAILED', 'The request body is not valid JSON', {
+        details: [{ field: 'body', message: 'must be valid JSON' }],
+      }),
+      headers: {},
+      unexpected: false,
+    };
   }
   if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
-    return { status: 415, body: envelope('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding or charset'), headers: {}, unexpected: false };
+    return {
+      status: 415,
+      body: envelope('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding or charset'),
+      headers: {},
+      unexpected: false,
+    };
   }
   if (typeof bodyParserType === 'string' && /^request\.(aborted|size\.invalid)|^stream\./.test(bodyParserType)) {
     return { status: 400, body: envelope('VALIDATION_FAILED', 'The request body could not be read'), headers: {}, unexpected: false };
   }
   if (isUnavailable(error)) {
-    return { status: 503, body: envelope('SERVICE_UNAVAILABLE', FIXED_MESSAGE.SERVICE_UNAVAILABLE!), headers: { 'Retry-After': '5' }, unexpected: true };
+    return {
+      status: 503,
+      body: envelope('SERVICE_UNAVAILABLE', FIXED_MESSAGE.SERVICE_UNAVAILABLE!),
+      headers: { 'Retry-After': '5' },
+      unexpected: true,
+    };
   }
   return { status: 500, body: envelope('INTERNAL_ERROR', FIXED_MESSAGE.INTERNAL_ERROR!), headers: {}, unexpected: true };
 }

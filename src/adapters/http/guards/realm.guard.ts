@@ -21,7 +21,9 @@ export class RealmGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const mode = this.reflector.getAllAndOverride<'default' | 'required' | 'none'>(REALM_MODE, [context.getHandler(), context.getClass()]) ?? 'default';
+    const mode =
+      this.reflector.getAllAndOverride<'default' | 'required' | 'none'>(REALM_MODE, [context.getHandler(), context.getClass()]) ??
+      'default';
     if (mode === 'none') return true;
     const req = context.switchToHttp().getRequest<AppRequest>();
     const header = req.headers['x-realm-id'];
