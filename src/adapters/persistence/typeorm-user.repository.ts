@@ -152,8 +152,10 @@ export class TypeOrmUserRepository implements UserRepository {
     // Two statements rather than count(*) OVER (): the window would read and buffer every
     // matching row (100,000 in a large realm) before the first one of the page comes out; the
     // page alone stops after `limit` index entries, the count reads only the index.
-    // Prepared: planning these (ten indexes on users, trigram bitmaps) costs more than running them.
-    const counted = await this.tx.preparedText<{ total: string }>(`SELECT count(*) AS total FROM users u WHERE ${whereSql}`, params);
+    // The count is planned for its realm and term each time: a generic plan ANDs the realm's whole
+    // index into the trigram bitmap (3 ms in a realm of 100,000 users instead of 0.3 ms). The page
+    // is prepared: its generic plan is as good, and planning it cost more than running it.
+    const counted: { total: string }[] = await this.tx.manager.query(`SELECT count(*) AS total FROM users u WHERE ${whereSql}`, params);
     const total = Number(counted[0].total);
     if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
     params.push(query.limit, (query.page - 1) * query.limit);
