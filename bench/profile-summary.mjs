@@ -37,7 +37,14 @@ function where(frame) {
   }
   if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
   const dist = url.indexOf('/dist/');
-  return dist > -1 ? url.slice(dist + 6).replace(/^src\//, 'src/').split('/').slice(0, 3).join('/') : url;
+  return dist > -1
+    ? url
+        .slice(dist + 6)
+        .replace(/^src\//, 'src/')
+        .split('/')
+        .slice(0, 3)
+        .join('/')
+    : url;
 }
 
 const byFunction = new Map();
@@ -56,7 +63,9 @@ for (const [id, micros] of selfMicros) {
 }
 const busy = total - idle;
 const pct = (x) => `${((x / busy) * 100).toFixed(1).padStart(5)} %`;
-console.log(`${file}\nbusy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled (idle ${((idle / total) * 100).toFixed(0)} %); shares below are of busy time\n`);
+console.log(
+  `${file}\nbusy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled (idle ${((idle / total) * 100).toFixed(0)} %); shares below are of busy time\n`,
+);
 console.log('self time by package / area');
 for (const [pkg, micros] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${pct(micros)}  ${pkg}`);
 console.log('\nself time by function');

@@ -14,8 +14,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  checkSeededToken, createBenchDatabase, seedAdmin, seededEmail, seededRefreshToken, seededSessionIsLive,
-  seededStatus, seedSessions, seedUsers, serverVersion,
+  checkSeededToken,
+  createBenchDatabase,
+  seedAdmin,
+  seededEmail,
+  seededRefreshToken,
+  seededSessionIsLive,
+  seededStatus,
+  seedSessions,
+  seedUsers,
+  serverVersion,
 } from './lib/database.mjs';
 import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
 import { machineDescription } from './lib/proc.mjs';
@@ -53,10 +61,24 @@ const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/
 const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
 // The components a browser client collects (API.md §5), as the benchmark's one device.
 const FINGERPRINT = JSON.stringify({
-  ua: USER_AGENT, platform: 'MacIntel', lang: 'en-US', languages: 'en-US,en', tz: 'Europe/Berlin', screen: '1728x1117',
-  colorDepth: 30, dpr: 2, cores: 10, memory: 8, touch: 0, canvas: 'c8f1a2b3d4e5f60718293a4b5c6d7e8f',
-  webglVendor: 'Google Inc. (Apple)', webglRenderer: 'ANGLE (Apple, ANGLE Metal Renderer: Apple M1 Pro, Unspecified Version)',
-  audio: '124.04347527516074', fonts: '5f1c9e0a7b3d2e4f', cookies: true, dnt: false,
+  ua: USER_AGENT,
+  platform: 'MacIntel',
+  lang: 'en-US',
+  languages: 'en-US,en',
+  tz: 'Europe/Berlin',
+  screen: '1728x1117',
+  colorDepth: 30,
+  dpr: 2,
+  cores: 10,
+  memory: 8,
+  touch: 0,
+  canvas: 'c8f1a2b3d4e5f60718293a4b5c6d7e8f',
+  webglVendor: 'Google Inc. (Apple)',
+  webglRenderer: 'ANGLE (Apple, ANGLE Metal Renderer: Apple M1 Pro, Unspecified Version)',
+  audio: '124.04347527516074',
+  fonts: '5f1c9e0a7b3d2e4f',
+  cookies: true,
+  dnt: false,
 });
 const CLIENT_HEADERS = { 'user-agent': USER_AGENT, 'accept-language': ACCEPT_LANGUAGE };
 const JSON_HEADERS = { ...CLIENT_HEADERS, 'content-type': 'application/json' };
@@ -107,7 +129,9 @@ function round(x, digits = 1) {
 
 async function main() {
   const machine = machineDescription();
-  log(`identity-service benchmark ${stamp}: ${machine.cpus} CPUs (${machine.cpuModel}), node ${machine.node}, load ${machine.loadAverage.join(' ')}`);
+  log(
+    `identity-service benchmark ${stamp}: ${machine.cpus} CPUs (${machine.cpuModel}), node ${machine.node}, load ${machine.loadAverage.join(' ')}`,
+  );
   const database = await createBenchDatabase(tag);
   log(`database: ${database.kind} ${database.name}`);
   let server = null;
@@ -119,8 +143,12 @@ async function main() {
     const env = benchEnv({ port, database, bcryptCost: BCRYPT_COST });
     server = await startServer({ env, logFile: path.join(resultsDir, 'server.log') });
     const templateEmail = `template.${tag}@bench.example.com`;
-    await expectOk(server.origin, 'POST', '/api/v1/auth/register', { body: { email: templateEmail, password: PASSWORD, name: 'Template User' } });
-    await expectOk(server.origin, 'POST', '/api/v1/auth/login', { body: { email: templateEmail, password: PASSWORD, deviceFingerprint: FINGERPRINT } });
+    await expectOk(server.origin, 'POST', '/api/v1/auth/register', {
+      body: { email: templateEmail, password: PASSWORD, name: 'Template User' },
+    });
+    await expectOk(server.origin, 'POST', '/api/v1/auth/login', {
+      body: { email: templateEmail, password: PASSWORD, deviceFingerprint: FINGERPRINT },
+    });
     await server.stop();
     server = null;
 
@@ -155,22 +183,29 @@ async function main() {
     }
     await checkSeededToken(db, tag);
     await db.query('VACUUM ANALYZE');
-    const counts = (await db.query(
-      `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions,
+    const counts = (
+      await db.query(
+        `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM sessions)::int AS sessions,
               (SELECT count(*) FROM refresh_tokens)::int AS refresh_tokens, (SELECT count(*) FROM realms)::int AS realms`,
-    )).rows[0];
+      )
+    ).rows[0];
     await db.close();
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}`);
 
     // 3. The measured server.
     server = await startServer({
-      env, logFile: path.join(resultsDir, 'server.log'), cpuProfileDir: CPU_PROF ? resultsDir : null, nodeOptions: NODE_OPTIONS,
+      env,
+      logFile: path.join(resultsDir, 'server.log'),
+      cpuProfileDir: CPU_PROF ? resultsDir : null,
+      nodeOptions: NODE_OPTIONS,
     });
     const origin = server.origin;
     if (database.kind === 'postgresql') monitor = await database.open();
     const databasePids = async () =>
       monitor
-        ? (await monitor.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid)
+        ? (await monitor.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(
+            (r) => r.pid,
+          )
         : [];
 
     // Live seeded sessions, split between the scenarios that need one each.
@@ -183,12 +218,16 @@ async function main() {
       const { tokens } = await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken, deviceFingerprint: FINGERPRINT } });
       meTokens.push(tokens.accessToken);
     }
-    const adminAccess = (await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: adminToken, deviceFingerprint: FINGERPRINT } })).tokens.accessToken;
+    const adminAccess = (
+      await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: adminToken, deviceFingerprint: FINGERPRINT } })
+    ).tokens.accessToken;
     const largeAdminAccess = largeAdminToken
-      ? (await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
-          body: { refreshToken: largeAdminToken, deviceFingerprint: FINGERPRINT },
-          headers: { 'x-realm-id': LARGE_REALM },
-        })).tokens.accessToken
+      ? (
+          await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
+            body: { refreshToken: largeAdminToken, deviceFingerprint: FINGERPRINT },
+            headers: { 'x-realm-id': LARGE_REALM },
+          })
+        ).tokens.accessToken
       : null;
     const refreshStarters = dispenser(live.splice(0, 2000));
     const logoutPool = dispenser(live);
@@ -199,25 +238,37 @@ async function main() {
       {
         name: 'login',
         what: `POST /api/v1/auth/login, ${activeUsers.length} active users in turn, bcrypt cost ${BCRYPT_COST}, no MFA`,
-        requests: [{
-          method: 'POST', path: '/api/v1/auth/login', headers: JSON_HEADERS,
-          setupRequest: (req) => {
-            req.body = JSON.stringify({ email: activeUsers[counter++ % activeUsers.length], password: PASSWORD, deviceFingerprint: FINGERPRINT });
-            return req;
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/auth/login',
+            headers: JSON_HEADERS,
+            setupRequest: (req) => {
+              req.body = JSON.stringify({
+                email: activeUsers[counter++ % activeUsers.length],
+                password: PASSWORD,
+                deviceFingerprint: FINGERPRINT,
+              });
+              return req;
+            },
           },
-        }],
+        ],
       },
       {
         name: 'register',
         what: `POST /api/v1/auth/register, a new email each time (bcrypt cost ${BCRYPT_COST}, verification email queued)`,
-        requests: [{
-          method: 'POST', path: '/api/v1/auth/register', headers: JSON_HEADERS,
-          setupRequest: (req) => {
-            const n = counter++;
-            req.body = JSON.stringify({ email: `new.${tag}.${n}@example.org`, password: PASSWORD, name: `New User${n}` });
-            return req;
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/auth/register',
+            headers: JSON_HEADERS,
+            setupRequest: (req) => {
+              const n = counter++;
+              req.body = JSON.stringify({ email: `new.${tag}.${n}@example.org`, password: PASSWORD, name: `New User${n}` });
+              return req;
+            },
           },
-        }],
+        ],
       },
       (() => {
         // Each connection rotates like a client: the successor from each answer is used next.
@@ -225,49 +276,77 @@ async function main() {
         return {
           name: 'refresh',
           what: 'POST /api/v1/auth/refresh, each token used once (the successor of each answer is presented next), fingerprint checked',
-          beforeRun: () => { ready.length = 0; },
-          requests: [{
-            method: 'POST', path: '/api/v1/auth/refresh', headers: JSON_HEADERS,
-            setupRequest: (req) => {
-              const refreshToken = ready.pop() ?? refreshStarters.take();
-              if (!refreshToken) throw new Error('refresh: no seeded session left to start a rotation');
-              req.body = JSON.stringify({ refreshToken, deviceFingerprint: FINGERPRINT });
-              return req;
+          beforeRun: () => {
+            ready.length = 0;
+          },
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/auth/refresh',
+              headers: JSON_HEADERS,
+              setupRequest: (req) => {
+                const refreshToken = ready.pop() ?? refreshStarters.take();
+                if (!refreshToken) throw new Error('refresh: no seeded session left to start a rotation');
+                req.body = JSON.stringify({ refreshToken, deviceFingerprint: FINGERPRINT });
+                return req;
+              },
+              onResponse: (status, body) => {
+                if (status === 200) ready.push(JSON.parse(body).tokens.refreshToken);
+              },
             },
-            onResponse: (status, body) => {
-              if (status === 200) ready.push(JSON.parse(body).tokens.refreshToken);
-            },
-          }],
+          ],
         };
       })(),
       {
         name: 'me',
         what: `GET /api/v1/auth/me, ${meTokens.length} users' access tokens in turn (signature + session liveness + user read)`,
-        requests: [{
-          method: 'GET', path: '/api/v1/auth/me', headers: CLIENT_HEADERS,
-          setupRequest: (req) => {
-            req.headers = { ...CLIENT_HEADERS, authorization: `Bearer ${meTokens[counter++ % meTokens.length]}` };
-            return req;
+        requests: [
+          {
+            method: 'GET',
+            path: '/api/v1/auth/me',
+            headers: CLIENT_HEADERS,
+            setupRequest: (req) => {
+              req.headers = { ...CLIENT_HEADERS, authorization: `Bearer ${meTokens[counter++ % meTokens.length]}` };
+              return req;
+            },
           },
-        }],
+        ],
       },
       {
         name: 'admin-users',
         what: `GET ${usersQuery} in realm default (${USERS} users)`,
         probe: { path: usersQuery, headers: { authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } },
-        requests: [{ method: 'GET', path: usersQuery, headers: { ...CLIENT_HEADERS, authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } }],
+        requests: [
+          {
+            method: 'GET',
+            path: usersQuery,
+            headers: { ...CLIENT_HEADERS, authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' },
+          },
+        ],
       },
       largeAdminAccess && {
         name: 'admin-users-100k',
         what: `GET ${usersQuery} in realm ${LARGE_REALM} (${LARGE_USERS} users)`,
         probe: { path: usersQuery, headers: { authorization: `Bearer ${largeAdminAccess}`, 'x-realm-id': LARGE_REALM } },
-        requests: [{ method: 'GET', path: usersQuery, headers: { ...CLIENT_HEADERS, authorization: `Bearer ${largeAdminAccess}`, 'x-realm-id': LARGE_REALM } }],
+        requests: [
+          {
+            method: 'GET',
+            path: usersQuery,
+            headers: { ...CLIENT_HEADERS, authorization: `Bearer ${largeAdminAccess}`, 'x-realm-id': LARGE_REALM },
+          },
+        ],
       },
       {
         name: 'admin-sessions',
         what: `GET /v1/admin/sessions?limit=50 in realm default (${SESSIONS} sessions, newest first)`,
         probe: { path: '/v1/admin/sessions?limit=50', headers: { authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } },
-        requests: [{ method: 'GET', path: '/v1/admin/sessions?limit=50', headers: { ...CLIENT_HEADERS, authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' } }],
+        requests: [
+          {
+            method: 'GET',
+            path: '/v1/admin/sessions?limit=50',
+            headers: { ...CLIENT_HEADERS, authorization: `Bearer ${adminAccess}`, 'x-realm-id': 'default' },
+          },
+        ],
       },
       (() => {
         let instance = null;
@@ -275,22 +354,30 @@ async function main() {
         return {
           name: 'logout',
           what: 'POST /api/v1/auth/logout, a different live seeded session each time',
-          beforeRun: () => { ranOut = false; },
-          onStart: (i) => { instance = i; },
+          beforeRun: () => {
+            ranOut = false;
+          },
+          onStart: (i) => {
+            instance = i;
+          },
           stoppedEarly: () => ranOut,
-          requests: [{
-            method: 'POST', path: '/api/v1/auth/logout', headers: JSON_HEADERS,
-            setupRequest: (req) => {
-              let refreshToken = logoutPool.take();
-              if (!refreshToken) {
-                ranOut = true;
-                instance?.stop();
-                refreshToken = 'exhausted-pool-placeholder-token';
-              }
-              req.body = JSON.stringify({ refreshToken });
-              return req;
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/auth/logout',
+              headers: JSON_HEADERS,
+              setupRequest: (req) => {
+                let refreshToken = logoutPool.take();
+                if (!refreshToken) {
+                  ranOut = true;
+                  instance?.stop();
+                  refreshToken = 'exhausted-pool-placeholder-token';
+                }
+                req.body = JSON.stringify({ refreshToken });
+                return req;
+              },
             },
-          }],
+          ],
         };
       })(),
     ].filter(Boolean);
@@ -301,8 +388,15 @@ async function main() {
     const measureLimit = async () => {
       log(`== bcrypt limit: bcrypt.compare at cost ${BCRYPT_COST}, ${CONNECTIONS} concurrent, ${RUNS} × ${DURATION} s`);
       limit = await bcryptLimit({
-        hash: passwordHash, password: PASSWORD, concurrency: CONNECTIONS, duration: DURATION, runs: RUNS,
-        cleanRuns: CLEAN_RUNS, maxRuns: MAX_RUNS, cleanOther: CLEAN_OTHER, log,
+        hash: passwordHash,
+        password: PASSWORD,
+        concurrency: CONNECTIONS,
+        duration: DURATION,
+        runs: RUNS,
+        cleanRuns: CLEAN_RUNS,
+        maxRuns: MAX_RUNS,
+        cleanOther: CLEAN_OTHER,
+        log,
       });
     };
     const results = [];
@@ -318,10 +412,22 @@ async function main() {
         }
       }
       log(`== ${scenario.name}: ${scenario.what}; warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s at ${CONNECTIONS} connections`);
-      results.push(await measureScenario({
-        origin, scenario, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, runs: RUNS,
-        cleanRuns: CLEAN_RUNS, maxRuns: MAX_RUNS, cleanOther: CLEAN_OTHER, server, databasePids, log,
-      }));
+      results.push(
+        await measureScenario({
+          origin,
+          scenario,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          warmup: WARMUP,
+          runs: RUNS,
+          cleanRuns: CLEAN_RUNS,
+          maxRuns: MAX_RUNS,
+          cleanOther: CLEAN_OTHER,
+          server,
+          databasePids,
+          log,
+        }),
+      );
       if (scenario.name === 'login') await measureLimit();
     }
     if (!limit && ONLY?.includes('bcrypt')) await measureLimit();
@@ -341,11 +447,19 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped 
   const mb = (bytes) => Math.round(bytes / 2 ** 20);
   const lines = [];
   lines.push(`identity-service benchmark ${stamp}`);
-  lines.push(`machine: ${machine.cpus} CPUs, ${machine.cpuModel}, ${machine.memoryGiB} GiB; node ${machine.node}; UV_THREADPOOL_SIZE ${machine.uvThreadpoolSize}; server: node ${[...productionNodeFlags(), ...NODE_OPTIONS].join(' ')} dist/src/main.js`);
-  lines.push(`database: ${database.kind === 'postgresql' ? dbVersion.split(' ').slice(0, 2).join(' ') : 'embedded PGlite (in the server process)'}; seeded ${counts.users} users, ${counts.sessions} sessions, ${counts.realms} realms`);
-  lines.push(`autocannon on loopback, keep-alive, ${DURATION} s runs after ${WARMUP} s warm-up, medians over ${RUNS}${CLEAN_RUNS ? ` (clean: other CPU < ${CLEAN_OTHER})` : ''} runs; bcrypt cost ${BCRYPT_COST}`);
+  lines.push(
+    `machine: ${machine.cpus} CPUs, ${machine.cpuModel}, ${machine.memoryGiB} GiB; node ${machine.node}; UV_THREADPOOL_SIZE ${machine.uvThreadpoolSize}; server: node ${[...productionNodeFlags(), ...NODE_OPTIONS].join(' ')} dist/src/main.js`,
+  );
+  lines.push(
+    `database: ${database.kind === 'postgresql' ? dbVersion.split(' ').slice(0, 2).join(' ') : 'embedded PGlite (in the server process)'}; seeded ${counts.users} users, ${counts.sessions} sessions, ${counts.realms} realms`,
+  );
+  lines.push(
+    `autocannon on loopback, keep-alive, ${DURATION} s runs after ${WARMUP} s warm-up, medians over ${RUNS}${CLEAN_RUNS ? ` (clean: other CPU < ${CLEAN_OTHER})` : ''} runs; bcrypt cost ${BCRYPT_COST}`,
+  );
   lines.push('');
-  lines.push('| scenario | connections | requests/s (min–max) | p50 ms | p99 ms | errors (non-2xx) | server CPU ms/req | PostgreSQL CPU ms/req | server RSS max MB | other CPU |');
+  lines.push(
+    '| scenario | connections | requests/s (min–max) | p50 ms | p99 ms | errors (non-2xx) | server CPU ms/req | PostgreSQL CPU ms/req | server RSS max MB | other CPU |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const db = database.kind === 'postgresql' ? round(r.databaseCpuMsPerReq, 2) : 'in server';
@@ -354,22 +468,45 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped 
     );
   }
   if (limit) {
-    lines.push(`| bcrypt-only limit | ${CONNECTIONS} | ${round(limit.perSec, 2)} (${round(limit.perSecMin, 2)}–${round(limit.perSecMax, 2)}) | | | 0 | ${round(limit.cpuMsPerCompare, 1)} | | | |`);
+    lines.push(
+      `| bcrypt-only limit | ${CONNECTIONS} | ${round(limit.perSec, 2)} (${round(limit.perSecMin, 2)}–${round(limit.perSecMax, 2)}) | | | 0 | ${round(limit.cpuMsPerCompare, 1)} | | | |`,
+    );
     const login = results.find((r) => r.name === 'login');
     if (login) {
       lines.push('');
-      lines.push(`login / bcrypt-only limit: ${round((login.reqPerSec / limit.perSec) * 100)} % (${round(login.reqPerSec, 2)} of ${round(limit.perSec, 2)} per second)`);
+      lines.push(
+        `login / bcrypt-only limit: ${round((login.reqPerSec / limit.perSec) * 100)} % (${round(login.reqPerSec, 2)} of ${round(limit.perSec, 2)} per second)`,
+      );
       // The same ratio from CPU, which other processes on the machine do not skew: the CPU of one
       // compare over the CPU of one login (server and its PostgreSQL backends).
       const perLogin = login.serverCpuMsPerReq + (database.kind === 'postgresql' ? login.databaseCpuMsPerReq : 0);
-      lines.push(`login / bcrypt-only limit by CPU: ${round((limit.cpuMsPerCompare / perLogin) * 100)} % (${round(limit.cpuMsPerCompare, 1)} ms per compare, ${round(perLogin, 1)} ms per login)`);
+      lines.push(
+        `login / bcrypt-only limit by CPU: ${round((limit.cpuMsPerCompare / perLogin) * 100)} % (${round(limit.cpuMsPerCompare, 1)} ms per compare, ${round(perLogin, 1)} ms per login)`,
+      );
     }
   }
   for (const s of skipped) lines.push(`skipped ${s}`);
   const text = lines.join('\n');
   console.log(text);
   fs.writeFileSync(path.join(resultsDir, 'summary.md'), `${text}\n`);
-  fs.writeFileSync(path.join(resultsDir, 'results.json'), JSON.stringify({ stamp, machine, database: database.kind, dbVersion, counts, config: { CONNECTIONS, DURATION, RUNS, WARMUP, USERS, SESSIONS, LARGE_USERS, BCRYPT_COST, CLEAN_RUNS }, results, limit, skipped }, null, 2));
+  fs.writeFileSync(
+    path.join(resultsDir, 'results.json'),
+    JSON.stringify(
+      {
+        stamp,
+        machine,
+        database: database.kind,
+        dbVersion,
+        counts,
+        config: { CONNECTIONS, DURATION, RUNS, WARMUP, USERS, SESSIONS, LARGE_USERS, BCRYPT_COST, CLEAN_RUNS },
+        results,
+        limit,
+        skipped,
+      },
+      null,
+      2,
+    ),
+  );
   log(`results: ${path.relative(process.cwd(), resultsDir)}/`);
 }
 

@@ -155,7 +155,9 @@ export async function bcryptLimit({ hash, password, concurrency, duration, runs,
     const r = await bcryptLimitOnce({ hash, password, concurrency, duration });
     r.clean = clean(r);
     all.push(r);
-    log(`  run ${all.length}: ${r.perSec.toFixed(2)} compares/s, ${r.cpuMsPerCompare.toFixed(1)} CPU ms each, other ${r.otherCpu.toFixed(2)} CPU${r.clean ? '' : ' (not clean)'}`);
+    log(
+      `  run ${all.length}: ${r.perSec.toFixed(2)} compares/s, ${r.cpuMsPerCompare.toFixed(1)} CPU ms each, other ${r.otherCpu.toFixed(2)} CPU${r.clean ? '' : ' (not clean)'}`,
+    );
   }
   const used = cleanRuns && all.some(clean) ? all.filter(clean) : all;
   return {
