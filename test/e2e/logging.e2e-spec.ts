@@ -1,34 +1,9 @@
-import { Writable } from 'node:stream';
 import { LOG_DESTINATION } from '../../src/adapters/http/logging/logging.module';
+import { CapturedLogs, fragments } from '../support/captured-logs';
 import { createTestApp, TestApp } from '../support/test-app';
 import { bearer, uniqueEmail } from '../support/flows';
 import { code, midStep } from '../support/mfa';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
-
-/** Collects every log line the app writes. */
-class CapturedLogs extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.chunks.push(chunk.toString('utf8'));
-    done();
-  }
-  get text(): string {
-    return this.chunks.join('');
-  }
-  lines(): Record<string, unknown>[] {
-    return this.text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
-
-/** Pieces of a secret long enough to be unambiguous: the whole, and 16-character windows of it. */
-function fragments(secret: string): string[] {
-  const out = [secret];
-  for (let i = 0; i + 16 <= secret.length; i += 8) out.push(secret.slice(i, i + 16));
-  return out;
-}
 
 describe('structured logs (contract §1, SECURITY LOG-01)', () => {
   let t: TestApp;
@@ -120,7 +95,7 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
       fingerprintCanvas: JSON.parse(fingerprint).canvas,
     };
     const leaks = Object.entries(secrets).flatMap(([name, secret]) =>
-      fragments(secret)
+      fragments(secret, 16)
         .filter((piece) => text.includes(piece))
         .map(() => name),
     );
@@ -189,7 +164,7 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
       ...Object.fromEntries(recoveryCodes.map((c, i) => [`recoveryCode${i}`, c])),
     };
     const leaks = Object.entries(secrets).flatMap(([name, value]) =>
-      fragments(value)
+      fragments(value, 16)
         .filter((piece) => text.includes(piece))
         .map(() => name),
     );

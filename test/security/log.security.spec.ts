@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
 import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import { LOG_DESTINATION } from '../../src/adapters/http/logging/logging.module';
+import { CapturedLogs, fragments } from '../support/captured-logs';
 import { OutboxDispatcher } from '../../src/adapters/mail/outbox-dispatcher';
 import { ADMIN_ENV, adminApi, ROOT_PASSWORD, superAdmin } from '../support/admin-flows';
 import { fingerprintOf, from, MAC_CHROME, WINDOWS_FIREFOX } from '../support/devices';
@@ -8,31 +8,6 @@ import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows
 import { code, midStep, mfaToken, nextStep, verify } from '../support/mfa';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
 import { createTestApp, TestApp } from '../support/test-app';
-
-/** Every line the app writes, as written (gray-box: the test reads the process's log output). */
-class CapturedLogs extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.chunks.push(chunk.toString('utf8'));
-    done();
-  }
-  get text(): string {
-    return this.chunks.join('');
-  }
-  lines(): Record<string, unknown>[] {
-    return this.text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
-
-/** The secret and every 12-character window of it: a partial leak counts. */
-function fragments(secret: string): string[] {
-  const out = [secret];
-  for (let i = 0; i + 12 <= secret.length; i += 6) out.push(secret.slice(i, i + 12));
-  return out;
-}
 
 describe('LOG — logging (SECURITY.md)', () => {
   let t: TestApp;
