@@ -12,6 +12,7 @@ import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountEmails } from './account-emails';
+import { recordWrongPassword } from './wrong-password';
 
 export interface ChangePasswordInput {
   realm: Realm;
@@ -90,37 +91,18 @@ export class ChangePasswordUseCase {
     });
   }
 
-  private async recordWrongPassword(input: ChangePasswordInput): Promise<void> {
-    const now = this.clock.now();
-    await this.tx.run(async () => {
-      const outcome = await this.users.recordFailedLogin(
-        input.realm.id,
-        input.userId,
-        {
-          maxFailures: this.config.lockoutMaxFailures,
-          durationSeconds: this.config.lockoutDurationSeconds,
-        },
-        now,
-      );
-      await this.audit.record({
-        type: 'login.failed',
+  private recordWrongPassword(input: ChangePasswordInput): Promise<void> {
+    const { users, audit, tx, config } = this;
+    return recordWrongPassword(
+      { users, audit, tx, config },
+      {
         realmId: input.realm.id,
         userId: input.userId,
         sessionId: input.sessionId,
         ip: input.ip,
-        at: now,
-        details: { reason: 'wrong_current_password', failures: outcome?.failures ?? null },
-      });
-      if (outcome?.lockedNow) {
-        await this.audit.record({
-          type: 'user.locked',
-          realmId: input.realm.id,
-          userId: input.userId,
-          ip: input.ip,
-          at: now,
-          details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
-        });
-      }
-    });
+        at: this.clock.now(),
+        details: { reason: 'wrong_current_password' },
+      },
+    );
   }
 }

@@ -10,6 +10,7 @@ import { PasswordHasher } from '../ports/password-hasher';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { ClientContext } from './client-context';
+import { recordWrongPassword } from './wrong-password';
 import { DeviceObserver } from './device-observation';
 import { MfaChallenges } from './mfa-challenges';
 import { SessionIssuer, TokenSet } from './session-issuer';
@@ -121,35 +122,11 @@ export class LoginUseCase {
     return { kind: 'authenticated', user, tokens, sessionId: session.id };
   }
 
-  private async recordFailure(user: User, client: ClientContext, now: Date): Promise<void> {
-    await this.tx.run(async () => {
-      const outcome = await this.users.recordFailedLogin(
-        user.realmId,
-        user.id,
-        {
-          maxFailures: this.config.lockoutMaxFailures,
-          durationSeconds: this.config.lockoutDurationSeconds,
-        },
-        now,
-      );
-      await this.audit.record({
-        type: 'login.failed',
-        realmId: user.realmId,
-        userId: user.id,
-        ip: client.ip,
-        at: now,
-        details: { reason: 'wrong_password', failures: outcome?.failures ?? null },
-      });
-      if (outcome?.lockedNow) {
-        await this.audit.record({
-          type: 'user.locked',
-          realmId: user.realmId,
-          userId: user.id,
-          ip: client.ip,
-          at: now,
-          details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
-        });
-      }
-    });
+  private recordFailure(user: User, client: ClientContext, now: Date): Promise<void> {
+    const { users, audit, tx, config } = this;
+    return recordWrongPassword(
+      { users, audit, tx, config },
+      { realmId: user.realmId, userId: user.id, ip: client.ip, at: now, details: { reason: 'wrong_password' } },
+    );
   }
 }

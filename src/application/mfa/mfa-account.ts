@@ -11,6 +11,7 @@ import { PasswordHasher } from '../ports/password-hasher';
 import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
+import { recordWrongPassword } from '../auth/wrong-password';
 
 /** The signed-in caller of a /mfa endpoint. */
 export interface MfaActor {
@@ -55,36 +56,18 @@ export class MfaAccount {
   async confirmPassword(user: User, password: string, actor: MfaActor, action: string, now: Date): Promise<void> {
     const ok = user.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDummy(password);
     if (ok) return;
-    await this.tx.run(async () => {
-      const outcome = await this.users.recordFailedLogin(
-        user.realmId,
-        user.id,
-        {
-          maxFailures: this.config.lockoutMaxFailures,
-          durationSeconds: this.config.lockoutDurationSeconds,
-        },
-        now,
-      );
-      await this.audit.record({
-        type: 'login.failed',
+    const { users, audit, tx, config } = this;
+    await recordWrongPassword(
+      { users, audit, tx, config },
+      {
         realmId: user.realmId,
         userId: user.id,
         sessionId: actor.sessionId,
         ip: actor.ip,
         at: now,
-        details: { reason: 'wrong_password', action, failures: outcome?.failures ?? null },
-      });
-      if (outcome?.lockedNow) {
-        await this.audit.record({
-          type: 'user.locked',
-          realmId: user.realmId,
-          userId: user.id,
-          ip: actor.ip,
-          at: now,
-          details: { failures: outcome.failures, durationSeconds: this.config.lockoutDurationSeconds },
-        });
-      }
-    });
+        details: { reason: 'wrong_password', action },
+      },
+    );
     throw new DomainError('INVALID_CREDENTIALS', 'The password is incorrect');
   }
 
