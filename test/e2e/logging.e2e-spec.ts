@@ -199,4 +199,28 @@ describe('structured logs (contract §1, SECURITY LOG-01)', () => {
     });
     expect(JSON.stringify(entries[0])).not.toMatch(/headers|body/);
   });
+
+  it('gives lines written while handling a request the request id, and lines of other requests theirs', async () => {
+    logs.chunks.length = 0;
+    const attempts = await Promise.all(
+      ['first', 'second', 'third'].map((name) =>
+        t
+          .api()
+          .post('/api/v1/auth/login')
+          .set('X-Realm-Id', 'default')
+          .send({ email: uniqueEmail(name), password: 'whatever it is' }),
+      ),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const res of attempts) {
+      expect(res.status).toBe(401);
+      const events = logs.lines().filter((line) => line.msg === 'security event' && line.requestId === res.headers['x-request-id']);
+      // The audit event of this failed login, written by the use case, not by the access log.
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ level: 'warn', event: 'login.failed', outcome: 'failure' });
+    }
+    // Lines written outside any request carry no request id.
+    const outside = logs.lines().filter((line) => line.msg !== 'request completed' && line.msg !== 'security event');
+    expect(outside.every((line) => line.requestId === undefined)).toBe(true);
+  });
 });

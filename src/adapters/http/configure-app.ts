@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import type { HttpLogger } from 'pino-http';
+import type { RequestHandler } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { answerClientErrors } from './client-errors';
 import { PrometheusMetrics } from '../metrics/prometheus-metrics';
@@ -21,7 +21,7 @@ export function configureApp(app: INestApplication): void {
   answerClientErrors(app.getHttpServer());
   express.use(requestId);
   app.useLogger(app.get(Logger));
-  express.use(app.get<HttpLogger>(HTTP_LOGGER));
+  express.use(app.get<RequestHandler>(HTTP_LOGGER));
   express.use(httpMetrics(app.get(PrometheusMetrics)));
   express.use(securityHeaders());
   if (config.corsOrigins.length > 0) express.use(varyOnOrigin);

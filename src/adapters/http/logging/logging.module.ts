@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { pino, DestinationStream, Logger } from 'pino';
-import { HttpLogger } from 'pino-http';
+import type { RequestHandler } from 'express';
 import { AppConfig } from '../../../config/app-config';
-import { createHttpLogger, createRootLogger } from './http-logger';
+import { createAccessLog, createRootLogger } from './http-logger';
 
 /** Where log lines go: stdout in production; tests substitute a stream they read. */
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
@@ -19,7 +19,7 @@ const providers = [
     inject: [AppConfig, LOG_DESTINATION],
     useFactory: (config: AppConfig, destination: DestinationStream): Logger => createRootLogger(config, destination),
   },
-  { provide: HTTP_LOGGER, inject: [ROOT_LOGGER], useFactory: (root: Logger): HttpLogger => createHttpLogger(root) },
+  { provide: HTTP_LOGGER, inject: [ROOT_LOGGER], useFactory: (root: Logger): RequestHandler => createAccessLog(root) },
 ];
 
 /** The logger itself, shared by nestjs-pino and configureApp. */
@@ -27,10 +27,10 @@ const providers = [
 export class LogOutputModule {}
 
 /**
- * Structured JSON logs (nestjs-pino). The access-log middleware is our own pino-http instance,
- * mounted in configureApp right after the request id so that every request is logged — also
- * those answered before routing (413, 415); nestjs-pino reuses its request logger
- * (`useExisting`), so a log line written while handling a request carries the request id.
+ * Structured JSON logs (nestjs-pino). The access-log middleware (createAccessLog) is mounted in
+ * configureApp right after the request id so that every request is logged — also those answered
+ * before routing (413, 415); it scopes the request id, which every line written while handling
+ * the request carries (nestjs-pino reuses the request's logger: `useExisting`).
  */
 @Module({
   imports: [
