@@ -166,6 +166,13 @@ describe('admin users (contract §7)', () => {
       expect(res.body.pagination.total).toBe(expected.length);
     });
 
+    it('pages through search results, and a page past the end keeps the total', async () => {
+      const pages = await Promise.all([1, 2, 3].map((page) => list.get(`/users?search=JONES&sort=email&limit=1&page=${page}`)));
+      expect(pages.map((res) => res.status)).toEqual([200, 200, 200]);
+      expect(pages.map((res) => res.body.users.map((u: { id: string }) => u.id))).toEqual([[people.carol], [people.erin], []]);
+      expect(pages.map((res) => res.body.pagination)).toEqual([1, 2, 3].map((page) => ({ total: 2, page, limit: 1 })));
+    });
+
     it('shows a lock that has run out as active, in the list and in the status filter', async () => {
       t.clock.advance(601);
       try {

@@ -7,6 +7,7 @@ import { EmailOutboxFailedIndex1764120000000 } from '../../../migrations/1764120
 import { AdminUserListIndexes1764121000000 } from '../../../migrations/1764121000000-admin-user-list-indexes';
 import { SessionListIndex1764130000000 } from '../../../migrations/1764130000000-session-list-index';
 import { HousekeepingIndexes1764150000000 } from '../../../migrations/1764150000000-housekeeping-indexes';
+import { RealmScopedUserSearch1764160000000 } from '../../../migrations/1764160000000-realm-scoped-user-search';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   AdminUserListIndexes1764121000000,
   SessionListIndex1764130000000,
   HousekeepingIndexes1764150000000,
+  RealmScopedUserSearch1764160000000,
 ];
 
 /**
@@ -49,10 +51,12 @@ export function dataSourceOptions(config: Pick<AppConfig, 'databaseUrl' | 'dataD
   const inMemory = config.dataDir === 'memory';
   const dir = inMemory ? undefined : resolve(join(config.dataDir, 'pglite'));
   if (dir) mkdirSync(dir, { recursive: true });
-  // pg_trgm: trigram indexes of the admin users search (migration 1764121000000).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // pg_trgm and btree_gin: the realm-scoped trigram indexes of the users search (migration 1764160000000).
+  /* eslint-disable @typescript-eslint/no-require-imports */
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
-  return { ...common, driver: createPGliteDriver({ dataDir: dir, extensions: { pg_trgm } }) } as DataSourceOptions;
+  const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin') as typeof import('@electric-sql/pglite/contrib/btree_gin');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return { ...common, driver: createPGliteDriver({ dataDir: dir, extensions: { pg_trgm, btree_gin } }) } as DataSourceOptions;
 }
 
 export function createDataSource(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>): DataSource {

@@ -132,9 +132,10 @@ export class TypeOrmUserRepository implements UserRepository {
     const where = ['u.realm_id = $1'];
     const params: unknown[] = [query.realmId];
     if (query.search) {
-      params.push(`%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      const p = `$${params.length}`;
-      where.push(`(u.email ILIKE ${p} OR (u.first_name || ' ' || u.last_name) ILIKE ${p})`);
+      params.push(query.search.replace(/[\\%_]/g, (c) => `\\${c}`));
+      const term = `'%' || lower($${params.length}) || '%'`;
+      // Realm-scoped trigram indexes on these expressions (migration 1764160000000).
+      where.push(`(lower(u.email) LIKE ${term} OR lower(u.first_name || ' ' || u.last_name) LIKE ${term})`);
     }
     if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
     else if (query.status) {
@@ -149,23 +150,43 @@ export class TypeOrmUserRepository implements UserRepository {
       where.push(`u.email_verified = $${params.length}`);
     }
     const whereSql = where.join(' AND ');
-    // Two statements rather than count(*) OVER (): the window would read and buffer every
-    // matching row (100,000 in a large realm) before the first one of the page comes out; the
-    // page alone stops after `limit` index entries, the count reads only the index.
-    // The count is planned for its realm and term each time: a generic plan ANDs the realm's whole
-    // index into the trigram bitmap (3 ms in a realm of 100,000 users instead of 0.3 ms). The page
-    // is prepared: its generic plan is as good, and planning it cost more than running it.
-    const counted: { total: string }[] = await this.tx.manager.query(`SELECT count(*) AS total FROM users u WHERE ${whereSql}`, params);
+    const order = SORT_SQL[query.sort];
+    params.push(query.limit, (query.page - 1) * query.limit);
+    const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
+    if (query.search) {
+      // A search matches few users: one statement finds them through the trigram indexes, keeps
+      // their sort keys, counts them and reads the page's rows in full. The LEFT JOIN keeps the
+      // total when the page is empty.
+      const rows = await this.tx.preparedText<UserRow & { total: string }>(
+        `WITH matched AS MATERIALIZED (
+           SELECT u.id, u.email, u.created_at, u.last_login_at FROM users u WHERE ${whereSql}
+         ), page AS (
+           SELECT u.id FROM matched u ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
+         )
+         SELECT c.total, x.* FROM (SELECT count(*) AS total FROM matched) c
+         LEFT JOIN LATERAL (
+           SELECT ${USER_COLUMNS}, u.created_at, u.last_login_at FROM page p JOIN users u ON u.id = p.id
+         ) x ON true
+         ORDER BY ${order.replace(/\bu\./g, 'x.')}`,
+        params,
+      );
+      return { users: rows.filter((row) => row.id !== null).map(toUser), total: Number(rows[0].total) };
+    }
+    // Without a search, two statements rather than count(*) OVER (): the window would read and
+    // buffer every matching row (100,000 in a large realm) before the first one of the page comes
+    // out; the page alone stops after `limit` index entries, the count reads only the index.
+    const counted = await this.tx.preparedText<{ total: string }>(
+      `SELECT count(*) AS total FROM users u WHERE ${whereSql}`,
+      params.slice(0, -2),
+    );
     const total = Number(counted[0].total);
     if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
-    params.push(query.limit, (query.page - 1) * query.limit);
     // The page is picked in a subquery so the per-user MFA lookups of USER_COLUMNS run for its
     // rows only, as index probes (the planner would otherwise hash both credential tables).
     const rows = await this.tx.preparedText<UserRow>(
       `SELECT ${USER_COLUMNS} FROM (
-         SELECT * FROM users u WHERE ${whereSql}
-         ORDER BY ${SORT_SQL[query.sort]} LIMIT $${params.length - 1} OFFSET $${params.length}
-       ) u ORDER BY ${SORT_SQL[query.sort]}`,
+         SELECT * FROM users u WHERE ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
+       ) u ORDER BY ${order}`,
       params,
     );
     return { users: rows.map(toUser), total };
