@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
+import { LRUCache } from 'lru-cache';
 import { AccessTokenClaims, AccessTokens, VerifiedAccessToken } from '../../application/ports/access-tokens';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
@@ -43,8 +44,8 @@ const invalid = () => new DomainError('INVALID_TOKEN', 'The access token is inva
 export class JwtAccessTokens implements AccessTokens {
   private keys: Promise<LoadedKey[]> | null = null;
   private loadedAt = 0;
-  /** Exact token text → its verified claims and kid; insertion order is the eviction order. */
-  private readonly verified = new Map<string, { kid: string; claims: VerifiedAccessToken }>();
+  /** Exact token text → its verified claims and kid; the least recently used go first. */
+  private readonly verified = new LRUCache<string, { kid: string; claims: VerifiedAccessToken }>({ max: VERIFIED_CACHE_SIZE });
   private nextFreshRead: Promise<LoadedKey[]> | null = null;
 
   constructor(
@@ -109,7 +110,6 @@ export class JwtAccessTokens implements AccessTokens {
       throw invalid();
     }
     const claims = { sub, realm, sid, roles, amr, jti, iat, exp };
-    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(token, { kid: key.kid, claims: { ...claims, roles: [...roles], amr: [...amr] } });
     return claims;
   }

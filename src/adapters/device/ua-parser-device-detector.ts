@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import type { DeviceType } from '../../domain/session/device-fingerprint';
 import { DetectedDevice, DeviceDetector } from '../../application/ports/device-detector';
@@ -69,27 +70,39 @@ const HANDHELD_DEVICES: ReadonlySet<string> = new Set(['mobile', 'tablet', 'wear
 /** User-Agent → browser, OS, device type and name, with ua-parser-js (MIT, 1.x) plus the lists above. */
 @Injectable()
 export class UaParserDeviceDetector extends DeviceDetector {
+  /** A client sends the same header on every call: parsing it (dozens of patterns) is done once. */
+  private readonly parsed = new LRUCache<string, Readonly<DetectedDevice>>({ max: 2000 });
+
   override detect(userAgent: string | undefined): DetectedDevice {
     // Bounded, so the patterns above stay linear-time on any header a client can send.
     const header = userAgent?.trim().slice(0, MAX_PARSED_LENGTH);
     if (!header) return { deviceType: 'unknown', name: 'Unknown device' };
-
-    const detected: DetectedDevice = { deviceType: 'unknown', name: 'Unknown device' };
-    const automated = API_CLIENT.exec(header) ?? CRAWLER.exec(header);
-    const { browser, os, device } = new UAParser(header).getResult();
-    if (automated) {
-      detected.browser = automated[1];
-      detected.browserMajor = automated[2].split('.')[0];
-    } else {
-      if (browser.name) detected.browser = browser.name;
-      if (browser.major) detected.browserMajor = browser.major;
+    let detected = this.parsed.get(header);
+    if (!detected) {
+      detected = parse(header);
+      this.parsed.set(header, detected);
     }
-    if (os.name) detected.os = OS_NAMES[os.name] ?? os.name;
-    if (os.version) detected.osVersion = os.version;
-    detected.deviceType = automated ? 'api' : deviceType(browser.name, device.type, detected.os);
-    detected.name = deviceName(detected);
-    return detected;
+    return { ...detected };
   }
+}
+
+/** User-Agent → device, uncached. */
+function parse(header: string): DetectedDevice {
+  const detected: DetectedDevice = { deviceType: 'unknown', name: 'Unknown device' };
+  const automated = API_CLIENT.exec(header) ?? CRAWLER.exec(header);
+  const { browser, os, device } = new UAParser(header).getResult();
+  if (automated) {
+    detected.browser = automated[1];
+    detected.browserMajor = automated[2].split('.')[0];
+  } else {
+    if (browser.name) detected.browser = browser.name;
+    if (browser.major) detected.browserMajor = browser.major;
+  }
+  if (os.name) detected.os = OS_NAMES[os.name] ?? os.name;
+  if (os.version) detected.osVersion = os.version;
+  detected.deviceType = automated ? 'api' : deviceType(browser.name, device.type, detected.os);
+  detected.name = deviceName(detected);
+  return detected;
 }
 
 function deviceType(browserName: string | undefined, hardware: string | undefined, os: string | undefined): DeviceType {

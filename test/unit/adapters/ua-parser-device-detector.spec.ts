@@ -99,4 +99,15 @@ describe('UaParserDeviceDetector', () => {
     expect(detector.detect(UA.firefoxWindows).deviceType).toBe('browser');
     expect(detector.detect(`${UA.chromeMac} curl/8.4.0`).deviceType).toBe('browser');
   });
+
+  it('answers a header seen before the same way, with an object of its own', () => {
+    const fresh = new UaParserDeviceDetector();
+    const first = fresh.detect(UA.chromeMac);
+    first.name = 'changed by a caller';
+    delete first.os;
+    const again = fresh.detect(`  ${UA.chromeMac} `);
+    expect(again).toEqual(new UaParserDeviceDetector().detect(UA.chromeMac));
+    expect(again).toMatchObject({ browser: 'Chrome', os: 'macOS', deviceType: 'browser' });
+    expect(again.name).not.toBe('changed by a caller');
+  });
 });
