@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
+import { User } from '../../domain/user/user';
 import { VerifiedAccessToken } from '../ports/access-tokens';
 import { Clock } from '../ports/clock';
 import { UserRepository } from '../ports/user.repository';
@@ -25,6 +26,8 @@ export function adminGrant(callerRealm: string, roles: readonly string[], target
 
 export interface AuthorizeAdminInput {
   principal: VerifiedAccessToken;
+  /** The token's account as read with its session check moments ago (AuthenticateUseCase); read here when absent. */
+  account?: User;
   /** The realm named by X-Realm-Id. */
   realmId: string;
   superAdminOnly: boolean;
@@ -52,7 +55,11 @@ export class AuthorizeAdminUseCase {
     const { principal, realmId, superAdminOnly } = input;
     const claimed = adminGrant(principal.realm, principal.roles, realmId, superAdminOnly);
     if (!claimed) throw forbidden();
-    const user = await this.users.findById(principal.realm, principal.sub);
+    const { account } = input;
+    const user =
+      account && account.id === principal.sub && account.realmId === principal.realm
+        ? account
+        : await this.users.findById(principal.realm, principal.sub);
     if (!user || !user.canAuthenticate(this.clock.now())) throw forbidden();
     const current = adminGrant(
       principal.realm,

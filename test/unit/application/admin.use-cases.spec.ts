@@ -68,6 +68,27 @@ describe('AuthorizeAdminUseCase', () => {
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
+  it('decides on the account read with the session check when given one, without reading it again', async () => {
+    const admin = aUser({ roles: ['realm-admin'] });
+    const users = new InMemoryUserRepository([admin]);
+    const findById = jest.spyOn(users, 'findById');
+    const authorize = new AuthorizeAdminUseCase(users, clock, config());
+    const input = (account: typeof admin) => ({
+      principal: token({ sub: admin.id, roles: ['realm-admin'] }),
+      account,
+      realmId: 'default',
+      superAdminOnly: false,
+      ip: null,
+    });
+    await expect(authorize.execute(input(admin))).resolves.toMatchObject({ id: admin.id, superAdmin: false });
+    // The account as read moments ago has lost the role: refused, whatever the token says.
+    await expect(authorize.execute(input(aUser({ id: admin.id, roles: [] })))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(findById).not.toHaveBeenCalled();
+    // Another account than the token's is not taken for it: the token's own is read.
+    await expect(authorize.execute(input(aUser({ roles: ['realm-admin'] })))).resolves.toMatchObject({ id: admin.id });
+    expect(findById).toHaveBeenCalledTimes(1);
+  });
+
   it('does not let a stored role the token lacks widen the token', async () => {
     const admin = aUser({ realmId: 'master', roles: ['super-admin'] });
     const authorize = new AuthorizeAdminUseCase(new InMemoryUserRepository([admin]), clock, config());

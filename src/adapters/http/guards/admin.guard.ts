@@ -38,6 +38,7 @@ export class AdminGuard implements CanActivate {
     if (!req.principal || !req.realm) throw new Error('AdminGuard runs after RealmGuard and AccessTokenGuard');
     req.admin = await this.authorize.execute({
       principal: req.principal,
+      account: req.principal.user,
       realmId: req.realm.id,
       superAdminOnly: this.reflector.getAllAndOverride<boolean>(SUPER_ADMIN_ONLY, targets) ?? false,
       ip: clientIp(req),
