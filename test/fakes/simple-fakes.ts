@@ -99,7 +99,7 @@ export class NullGeoIpFake extends GeoIp {
   }
 }
 
-export const immediateTransaction: Transaction = { run: (work) => work() };
+export const immediateTransaction: Transaction = { run: (work) => work(), batch: (work) => work() };
 
 export class FixedClock extends Clock {
   private current: Date;

@@ -10,18 +10,23 @@ import { isUuid } from './typeorm-user.repository';
 export class TypeOrmAuditLog implements AuditLog {
   constructor(private readonly tx: TypeOrmTransaction) {}
 
+  /** Batchable (`TypeOrmTransaction.write`). */
   async record(entry: AuditEntry): Promise<void> {
-    await this.tx.manager.getRepository(AuditEventRecord).insert({
-      id: randomUUID(),
-      realmId: entry.realmId,
-      type: entry.type,
-      userId: entry.userId ?? null,
-      actorId: entry.actorId ?? null,
-      sessionId: entry.sessionId ?? null,
-      ip: entry.ip ?? null,
-      at: entry.at,
-      details: entry.details ?? {},
-    });
+    await this.tx.write(
+      `INSERT INTO audit_events (id, realm_id, type, user_id, actor_id, session_id, ip, at, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
+      [
+        randomUUID(),
+        entry.realmId,
+        entry.type,
+        entry.userId ?? null,
+        entry.actorId ?? null,
+        entry.sessionId ?? null,
+        entry.ip ?? null,
+        entry.at,
+        JSON.stringify(entry.details ?? {}),
+      ],
+    );
   }
 
   async list(query: AuditQuery): Promise<{ events: AuditEvent[]; total: number }> {

@@ -12,8 +12,9 @@ import { toUser, USER_COLUMNS, UserRow } from './user.mapper';
 export class TypeOrmRefreshTokenRepository implements RefreshTokenRepository {
   constructor(private readonly tx: TypeOrmTransaction) {}
 
+  /** Batchable (`TypeOrmTransaction.write`). */
   async insert(tokenHash: string, sessionId: string, now: Date): Promise<void> {
-    await this.tx.manager.getRepository(RefreshTokenRecord).insert({ tokenHash, sessionId, createdAt: now, rotatedAt: null });
+    await this.tx.write(`INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)`, [tokenHash, sessionId, now]);
   }
 
   async findWithSession(tokenHash: string): Promise<RefreshTokenContext | null> {

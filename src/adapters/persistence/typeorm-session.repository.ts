@@ -10,8 +10,39 @@ import { isUuid, unwrapRows } from './typeorm-user.repository';
 export class TypeOrmSessionRepository implements SessionRepository {
   constructor(private readonly tx: TypeOrmTransaction) {}
 
+  /** Batchable (`TypeOrmTransaction.write`). */
   async insert(session: Session): Promise<void> {
-    await this.tx.manager.getRepository(SessionRecord).insert(toSessionRecord(session));
+    const r = toSessionRecord(session);
+    await this.tx.write(
+      `INSERT INTO sessions (id, realm_id, user_id, device_id, device_name, device_type, fingerprint, reference_fingerprint,
+         ip, country, city, user_agent, amr, status, flag_reason, flag_score, flagged_at, created_at, last_active_at,
+         expires_at, revoked_at, revoke_reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::text[], $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+      [
+        r.id,
+        r.realmId,
+        r.userId,
+        r.deviceId,
+        r.deviceName,
+        r.deviceType,
+        r.fingerprint,
+        JSON.stringify(r.referenceFingerprint),
+        r.ip,
+        r.country,
+        r.city,
+        r.userAgent,
+        r.amr,
+        r.status,
+        r.flagReason,
+        r.flagScore,
+        r.flaggedAt,
+        r.createdAt,
+        r.lastActiveAt,
+        r.expiresAt,
+        r.revokedAt,
+        r.revokeReason,
+      ],
+    );
   }
 
   async save(session: Session): Promise<void> {

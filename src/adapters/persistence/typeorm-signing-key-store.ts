@@ -14,7 +14,10 @@ export class TypeOrmSigningKeyStore {
 
   /** The current key first, then the previous one. */
   async published(): Promise<StoredSigningKey[]> {
-    const rows = await this.tx.manager.getRepository(SigningKeyRecord).find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
+    // A cache refill, possibly started by a login signing inside `Transaction.batch`.
+    const rows = await this.tx.sharedReadManager
+      .getRepository(SigningKeyRecord)
+      .find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
     return rows.map((r) => ({ ...r, createdAt: new Date(r.createdAt), retiredAt: r.retiredAt ? new Date(r.retiredAt) : null }));
   }
 

@@ -9,27 +9,52 @@ interface PgPool {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
+/** One parameterised statement that returns nothing the caller reads. */
+export interface Write {
+  text: string;
+  params: unknown[];
+}
+
+/** Inside `run`: the transaction's manager. Inside `batch`: the writes queued so far. */
+type Scope = { kind: 'run'; manager: EntityManager } | { kind: 'batch'; writes: Write[]; ended: boolean };
+
 @Injectable()
 export class TypeOrmTransaction implements Transaction {
-  private readonly scope = new AsyncLocalStorage<EntityManager>();
+  private readonly scope = new AsyncLocalStorage<Scope>();
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The transaction's manager inside `run`, the data source's outside. */
+  /** The transaction's manager inside `run`, the data source's outside. Refused inside `batch`. */
   get manager(): EntityManager {
-    return this.scope.getStore() ?? this.dataSource.manager;
+    const scope = this.scope.getStore();
+    if (!scope) return this.dataSource.manager;
+    if (scope.kind === 'run') return scope.manager;
+    throw insideBatch('a read or a statement other than `write`');
+  }
+
+  /**
+   * For reads of shared data that are no part of the caller's unit of work (the signing keys'
+   * cache, refilled by whichever request finds it stale): like `manager`, but inside `batch`,
+   * which holds no connection, the data source's. Inside `run` it stays the transaction's: on the
+   * embedded database the transaction holds the only session.
+   */
+  get sharedReadManager(): EntityManager {
+    const scope = this.scope.getStore();
+    return scope?.kind === 'run' ? scope.manager : this.dataSource.manager;
   }
 
   /**
    * One statement. Inside `run` it joins the transaction; outside, on PostgreSQL, it runs straight
    * on the pool as a named prepared statement: parsed and planned once per connection instead of
    * on every call, and without a TypeORM query runner. For the hot paths (access-token check,
-   * refresh, login); `name` must always come with the same `text`.
+   * refresh, login); `name` must always come with the same `text`. Refused inside `batch`.
    */
   async prepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
-    const manager = this.scope.getStore();
-    const pool = manager ? null : this.pool();
-    if (!pool) return (manager ?? this.dataSource.manager).query(text, params);
+    const scope = this.scope.getStore();
+    if (scope?.kind === 'batch') throw insideBatch('a read or a statement other than `write`');
+    if (scope) return scope.manager.query(text, params);
+    const pool = this.pool();
+    if (!pool) return this.dataSource.manager.query(text, params);
     return (await pool.query({ name, text, values: params })).rows as T[];
   }
 
@@ -41,15 +66,82 @@ export class TypeOrmTransaction implements Transaction {
     return this.prepared<T>(`s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, params);
   }
 
+  /**
+   * A write whose result nobody reads: one INSERT, UPDATE or DELETE (no WITH of its own, no
+   * trailing semicolon, `$n` only as placeholders). Inside `batch` it is queued and sent with the
+   * batch's other writes; inside `run` it executes at once in the transaction; outside both it
+   * executes at once, as a prepared statement on PostgreSQL.
+   */
+  async write(text: string, params: unknown[]): Promise<void> {
+    const scope = this.scope.getStore();
+    if (scope?.kind !== 'batch') {
+      await this.preparedText(text, params);
+      return;
+    }
+    if (scope.ended) throw new Error('Programming error: a write queued after its batch was sent (work left a call running)');
+    scope.writes.push({ text, params });
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const scope = this.scope.getStore();
+    if (scope?.kind === 'batch') return Promise.reject(insideBatch('a transaction (`run`)'));
+    if (scope) return work(); // nested: join the outer transaction
+    return this.dataSource.transaction((manager) => this.scope.run({ kind: 'run', manager }, work));
+  }
+
+  /**
+   * The writes of `work` as one statement: a single statement is atomic without BEGIN/COMMIT,
+   * and its foreign keys are checked when all its parts have run. Prepared on PostgreSQL: a
+   * given sequence of writes (a login's) always makes the same text.
+   */
+  async batch<T>(work: () => Promise<T>): Promise<T> {
+    if (this.scope.getStore()) return work(); // inside `run`: write at once; inside `batch`: join its queue
+    const scope: Scope = { kind: 'batch', writes: [], ended: false };
+    let result: T;
+    try {
+      result = await this.scope.run(scope, work);
+    } finally {
+      scope.ended = true;
+    }
+    const statement = combineWrites(scope.writes);
+    if (statement) await this.preparedText(statement.text, statement.params);
+    return result;
+  }
+
   private pool(): PgPool | null {
     // The embedded database's driver takes plain queries only (and serialises them anyway).
     if ((this.dataSource.options as { driver?: unknown }).driver) return null;
     const master = (this.dataSource.driver as unknown as { master?: Partial<PgPool> }).master;
     return master && typeof master.query === 'function' ? (master as PgPool) : null;
   }
+}
 
-  run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.scope.getStore()) return work(); // nested: join the outer transaction
-    return this.dataSource.transaction((manager) => this.scope.run(manager, work));
-  }
+/**
+ * Writes as one statement of data-modifying CTEs, `WITH w0 AS (…), w1 AS (…) SELECT 1`, each
+ * write's placeholders shifted past the parameters of the writes before it. One write is sent as
+ * it is; none gives null.
+ */
+export function combineWrites(writes: readonly Write[]): Write | null {
+  if (writes.length <= 1) return writes[0] ?? null;
+  const params: unknown[] = [];
+  const parts = writes.map((write, index) => {
+    const offset = params.length;
+    params.push(...write.params);
+    const text = write.text.replace(/\$(\d+)/g, (_, digits: string) => {
+      const n = Number(digits);
+      if (n < 1 || n > write.params.length) {
+        throw new Error(`Programming error: placeholder $${n} of a batched write that has ${write.params.length} parameters`);
+      }
+      return `$${n + offset}`;
+    });
+    return `w${index} AS (${text})`;
+  });
+  return { text: `WITH ${parts.join(', ')} SELECT 1`, params };
+}
+
+function insideBatch(what: string): Error {
+  return new Error(
+    `Programming error: ${what} inside Transaction.batch, which only queues writes (\`TypeOrmTransaction.write\`) ` +
+      'and sends them as one statement when its work returns; read before the batch, or use `run`',
+  );
 }

@@ -112,8 +112,9 @@ export class TypeOrmUserRepository implements UserRepository {
     return { failures: Number(row.failures), lockedNow: row.status === 'locked' };
   }
 
+  /** Batchable (`TypeOrmTransaction.write`). */
   async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
-    await this.tx.manager.query(
+    await this.tx.write(
       `UPDATE users SET failed_login_count = 0, last_login_at = $3,
          status = CASE WHEN status = 'locked' THEN 'active' ELSE status END,
          locked_until = CASE WHEN status = 'locked' THEN NULL ELSE locked_until END

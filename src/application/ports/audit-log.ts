@@ -22,7 +22,7 @@ export interface AuditQuery {
 
 /** Security and administration events (contract §7). */
 export abstract class AuditLog {
-  /** Appends an event; inside a transaction it commits or rolls back with it. */
+  /** Appends an event; inside a transaction it commits or rolls back with it. Batchable (`Transaction.batch`). */
   abstract record(entry: AuditEntry): Promise<void>;
   /** Newest first. */
   abstract list(query: AuditQuery): Promise<{ events: AuditEvent[]; total: number }>;

@@ -15,6 +15,7 @@ export interface RefreshTokenContext {
 }
 
 export abstract class RefreshTokenRepository {
+  /** Batchable (`Transaction.batch`). */
   abstract insert(tokenHash: string, sessionId: string, now: Date): Promise<void>;
   /** The token with its session and user, in one round trip; null when the hash is unknown. */
   abstract findWithSession(tokenHash: string): Promise<RefreshTokenContext | null>;

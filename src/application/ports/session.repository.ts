@@ -11,6 +11,7 @@ export interface SessionQuery {
 }
 
 export abstract class SessionRepository {
+  /** Batchable (`Transaction.batch`). */
   abstract insert(session: Session): Promise<void>;
   abstract save(session: Session): Promise<void>;
   abstract findById(realmId: string, id: string): Promise<Session | null>;

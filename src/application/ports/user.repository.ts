@@ -51,7 +51,7 @@ export abstract class UserRepository {
    * A suspended or already locked account is left as it is (returns null).
    */
   abstract recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null>;
-  /** Resets the failure counter and stamps `lastLoginAt`. */
+  /** Resets the failure counter and stamps `lastLoginAt`. Batchable (`Transaction.batch`). */
   abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void>;
   /** Removes the user with its sessions, credentials and tokens; false when absent. */
   abstract delete(realmId: string, id: string): Promise<boolean>;

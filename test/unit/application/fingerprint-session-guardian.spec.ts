@@ -32,6 +32,9 @@ class CountingTransaction implements Transaction {
     this.runs += 1;
     return work();
   }
+  batch<T>(work: () => Promise<T>): Promise<T> {
+    return this.run(work);
+  }
 }
 
 const laptop = {
