@@ -22,6 +22,9 @@ type Scope = { kind: 'run'; manager: EntityManager } | { kind: 'batch'; writes: 
 export class TypeOrmTransaction implements Transaction {
   private readonly scope = new AsyncLocalStorage<Scope>();
 
+  /** Statement text → its name; the texts come from a bounded set of fragments, and so does this map. */
+  private readonly statementNames = new Map<string, string>();
+
   constructor(private readonly dataSource: DataSource) {}
 
   /** The transaction's manager inside `run`, the data source's outside. Refused inside `batch`. */
@@ -63,7 +66,12 @@ export class TypeOrmTransaction implements Transaction {
    * each distinct text is its own prepared statement, named by its hash.
    */
   preparedText<T>(text: string, params: unknown[]): Promise<T[]> {
-    return this.prepared<T>(`s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, params);
+    let name = this.statementNames.get(text);
+    if (name === undefined) {
+      name = `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      this.statementNames.set(text, name);
+    }
+    return this.prepared<T>(name, text, params);
   }
 
   /**
