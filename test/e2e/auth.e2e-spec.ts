@@ -114,6 +114,8 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       const res = await login(t, email, PASSWORD);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
+      // Never cached, so no validator for conditional requests either.
+      expect(res.headers.etag).toBeUndefined();
       expect(res.body).toEqual({
         user: { id, email, emailVerified: false, mfaEnabled: false },
         tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 },

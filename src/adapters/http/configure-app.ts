@@ -18,6 +18,9 @@ export function configureApp(app: INestApplication): void {
   const express = app as NestExpressApplication;
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');
+  // API answers are never cached (no-store), so a validator for conditional requests is useless,
+  // and Express would hash every body (SHA-1 of up to 64 KiB) to make one.
+  express.set('etag', false);
   answerClientErrors(app.getHttpServer());
   express.use(requestId);
   app.useLogger(app.get(Logger));
