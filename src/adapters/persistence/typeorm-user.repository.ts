@@ -154,24 +154,22 @@ export class TypeOrmUserRepository implements UserRepository {
     const order = SORT_SQL[query.sort];
     params.push(query.limit, (query.page - 1) * query.limit);
     const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
+    // The page comes back as one JSON array (one column to decode instead of 17 per user).
+    const pageJson = `json_agg((SELECT row_to_json(r) FROM (SELECT ${USER_COLUMNS}) r) ORDER BY ${order})`;
     if (query.search) {
       // A search matches few users: one statement finds them through the trigram indexes, keeps
-      // their sort keys, counts them and reads the page's rows in full. The LEFT JOIN keeps the
-      // total when the page is empty.
-      const rows = await this.tx.preparedText<UserRow & { total: string }>(
+      // their sort keys, counts them and reads the page's rows in full.
+      const [row] = await this.tx.preparedText<{ total: string; users: UserRow[] | null }>(
         `WITH matched AS MATERIALIZED (
            SELECT u.id, u.email, u.created_at, u.last_login_at FROM users u WHERE ${whereSql}
          ), page AS (
            SELECT u.id FROM matched u ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
          )
-         SELECT c.total, x.* FROM (SELECT count(*) AS total FROM matched) c
-         LEFT JOIN LATERAL (
-           SELECT ${USER_COLUMNS}, u.created_at, u.last_login_at FROM page p JOIN users u ON u.id = p.id
-         ) x ON true
-         ORDER BY ${order.replace(/\bu\./g, 'x.')}`,
+         SELECT (SELECT count(*) FROM matched) AS total,
+                (SELECT ${pageJson} FROM page p JOIN users u ON u.id = p.id) AS users`,
         params,
       );
-      return { users: rows.filter((row) => row.id !== null).map(toUser), total: Number(rows[0].total) };
+      return { users: (row.users ?? []).map(toUser), total: Number(row.total) };
     }
     // Without a search, two statements rather than count(*) OVER (): the window would read and
     // buffer every matching row (100,000 in a large realm) before the first one of the page comes
@@ -184,13 +182,13 @@ export class TypeOrmUserRepository implements UserRepository {
     if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
     // The page is picked in a subquery so the per-user MFA lookups of USER_COLUMNS run for its
     // rows only, as index probes (the planner would otherwise hash both credential tables).
-    const rows = await this.tx.preparedText<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM (
+    const [page] = await this.tx.preparedText<{ users: UserRow[] | null }>(
+      `SELECT ${pageJson} AS users FROM (
          SELECT * FROM users u WHERE ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
-       ) u ORDER BY ${order}`,
+       ) u`,
       params,
     );
-    return { users: rows.map(toUser), total };
+    return { users: (page.users ?? []).map(toUser), total };
   }
 
   async existsWithRole(realmId: string, role: string): Promise<boolean> {
