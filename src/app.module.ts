@@ -173,8 +173,9 @@ import { ConfigModule } from './config/config.module';
     // Audit events also move the security counters of /metrics and are written as log lines.
     {
       provide: AuditLog,
-      inject: [TypeOrmAuditLog, PrometheusMetrics],
-      useFactory: (log: TypeOrmAuditLog, metrics: PrometheusMetrics) => new LoggedAuditLog(new MeteredAuditLog(log, metrics)),
+      inject: [TypeOrmAuditLog, PrometheusMetrics, Transaction],
+      useFactory: (log: TypeOrmAuditLog, metrics: PrometheusMetrics, tx: Transaction) =>
+        new LoggedAuditLog(new MeteredAuditLog(log, metrics, tx), tx),
     },
     TypeOrmAuditLog,
     PrometheusMetrics,

@@ -99,7 +99,7 @@ export class NullGeoIpFake extends GeoIp {
   }
 }
 
-export const immediateTransaction: Transaction = { run: (work) => work(), batch: (work) => work() };
+export const immediateTransaction: Transaction = { run: (work) => work(), batch: (work) => work(), afterCommit: (effect) => effect() };
 
 export class FixedClock extends Clock {
   private current: Date;

@@ -120,6 +120,19 @@ describe('Transaction.batch', () => {
     expect(events[0]).toMatchObject({ sessionId: session.id, ip: '203.0.113.7', at, details: { amr: ['pwd'], nested: { n: 1 } } });
   });
 
+  it('keeps a lock still in force when a login that checked the password before it lands', async () => {
+    for (const lockedUntil of [null, new Date(at.getTime() + 60_000)]) {
+      const user = aUser({ status: 'locked', lockedUntil, failedLoginCount: 5 });
+      await users.insert(user);
+      await users.recordSuccessfulLogin('default', user.id, at);
+      const stored = await users.findById('default', user.id);
+      expect(stored?.statusAt(at)).toBe('locked');
+      expect(stored?.failedLoginCount).toBe(5);
+      expect(stored?.lockedUntil).toEqual(lockedUntil);
+      expect(stored?.lastLoginAt).toEqual(at);
+    }
+  });
+
   it('returns what work returns, and writes nothing for work without writes', async () => {
     await expect(tx.batch(async () => 'result')).resolves.toBe('result');
   });
@@ -159,6 +172,42 @@ describe('Transaction.batch', () => {
     ).rejects.toThrow('signing failed');
 
     await expectNothingWritten(user, session);
+  });
+
+  it('runs afterCommit effects once the batch statement or the commit succeeded, never for writes that failed', async () => {
+    const seen: string[] = [];
+    tx.afterCommit(() => seen.push('outside'));
+    expect(seen).toEqual(['outside']);
+
+    const user = await aStoredUser();
+    await tx.batch(async () => {
+      await loginWrites(user, aSession(user.id), `rt-${crypto.randomUUID()}`);
+      tx.afterCommit(() => seen.push('batch'));
+      expect(seen).toEqual(['outside']); // only queued so far
+    });
+    expect(seen).toEqual(['outside', 'batch']);
+
+    const other = await aStoredUser();
+    const failed = loginWritesThen(other, aSession(other.id), async () => {
+      await refreshTokens.insert(`rt-${crypto.randomUUID()}`, crypto.randomUUID(), at); // no such session
+      tx.afterCommit(() => seen.push('failed batch'));
+    });
+    expect(sqlState(await failed.catch((e: unknown) => e))).toBe('23503');
+
+    await tx.run(async () => {
+      tx.afterCommit(() => seen.push('run'));
+      expect(seen).not.toContain('run');
+    });
+    await expect(
+      tx.run(async () => {
+        tx.afterCommit(() => seen.push('rolled back'));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    tx.afterCommit(() => {
+      throw new Error('an effect that fails');
+    });
+    expect(seen).toEqual(['outside', 'batch', 'run']);
   });
 
   it('refuses reads, statements other than writes and run inside a batch, and then writes nothing', async () => {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AuditEntry, AuditLog, AuditQuery } from '../../application/ports/audit-log';
+import { Transaction } from '../../application/ports/transaction';
 import { AuditEvent, AuditEventType } from '../../domain/audit/audit-event';
 
 /** Events that record something refused or suspicious: logged at `warn`. */
@@ -10,13 +11,16 @@ const FAILURES: ReadonlySet<AuditEventType> = new Set(['login.failed', 'mfa.fail
  * outcome, realm, user, actor, session, client IP and the event's details), so log pipelines
  * see logins, lockouts, MFA failures, refresh-token reuse, hijack flags and admin actions without
  * reading the database. Details never hold secrets; the logger's redaction applies on top. The
- * line is written once the event is stored; an event whose transaction later rolls back is still
- * logged, as an attempt.
+ * line is written once the event is stored — after the commit of its transaction or the statement
+ * of its batch — so the logs never tell of a login whose session was not written.
  */
 export class LoggedAuditLog implements AuditLog {
   private readonly logger = new Logger('Audit');
 
-  constructor(private readonly inner: AuditLog) {}
+  constructor(
+    private readonly inner: AuditLog,
+    private readonly tx: Transaction,
+  ) {}
 
   async record(entry: AuditEntry): Promise<void> {
     await this.inner.record(entry);
@@ -32,8 +36,10 @@ export class LoggedAuditLog implements AuditLog {
       at: entry.at.toISOString(),
       details: entry.details ?? {},
     };
-    if (failure) this.logger.warn(line, 'security event');
-    else this.logger.log(line, 'security event');
+    this.tx.afterCommit(() => {
+      if (failure) this.logger.warn(line, 'security event');
+      else this.logger.log(line, 'security event');
+    });
   }
 
   list(query: AuditQuery): Promise<{ events: AuditEvent[]; total: number }> {

@@ -16,7 +16,7 @@ export interface Write {
 }
 
 /** Inside `run`: the transaction's manager. Inside `batch`: the writes queued so far. */
-type Scope = { kind: 'run'; manager: EntityManager } | { kind: 'batch'; writes: Write[]; ended: boolean };
+type Scope = ({ kind: 'run'; manager: EntityManager } | { kind: 'batch'; writes: Write[]; ended: boolean }) & { effects: (() => void)[] };
 
 @Injectable()
 export class TypeOrmTransaction implements Transaction {
@@ -90,11 +90,20 @@ export class TypeOrmTransaction implements Transaction {
     scope.writes.push({ text, params });
   }
 
-  run<T>(work: () => Promise<T>): Promise<T> {
+  async run<T>(work: () => Promise<T>): Promise<T> {
     const scope = this.scope.getStore();
-    if (scope?.kind === 'batch') return Promise.reject(insideBatch('a transaction (`run`)'));
+    if (scope?.kind === 'batch') throw insideBatch('a transaction (`run`)');
     if (scope) return work(); // nested: join the outer transaction
-    return this.dataSource.transaction((manager) => this.scope.run({ kind: 'run', manager }, work));
+    const effects: (() => void)[] = [];
+    const result = await this.dataSource.transaction((manager) => this.scope.run({ kind: 'run', manager, effects }, work));
+    runEffects(effects);
+    return result;
+  }
+
+  afterCommit(effect: () => void): void {
+    const scope = this.scope.getStore();
+    if (scope) scope.effects.push(effect);
+    else runEffects([effect]);
   }
 
   /**
@@ -104,7 +113,7 @@ export class TypeOrmTransaction implements Transaction {
    */
   async batch<T>(work: () => Promise<T>): Promise<T> {
     if (this.scope.getStore()) return work(); // inside `run`: write at once; inside `batch`: join its queue
-    const scope: Scope = { kind: 'batch', writes: [], ended: false };
+    const scope: Scope = { kind: 'batch', writes: [], ended: false, effects: [] };
     let result: T;
     try {
       result = await this.scope.run(scope, work);
@@ -113,6 +122,7 @@ export class TypeOrmTransaction implements Transaction {
     }
     const statement = combineWrites(scope.writes);
     if (statement) await this.preparedText(statement.text, statement.params);
+    runEffects(scope.effects);
     return result;
   }
 
@@ -121,6 +131,17 @@ export class TypeOrmTransaction implements Transaction {
     if ((this.dataSource.options as { driver?: unknown }).driver) return null;
     const master = (this.dataSource.driver as unknown as { master?: Partial<PgPool> }).master;
     return master && typeof master.query === 'function' ? (master as PgPool) : null;
+  }
+}
+
+/** Effects never fail the work whose writes they follow. */
+function runEffects(effects: readonly (() => void)[]): void {
+  for (const effect of effects) {
+    try {
+      effect();
+    } catch {
+      // a log line or a metric that cannot be written is lost, not the stored writes
+    }
   }
 }
 

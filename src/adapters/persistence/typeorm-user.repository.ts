@@ -115,9 +115,13 @@ export class TypeOrmUserRepository implements UserRepository {
   /** Batchable (`TypeOrmTransaction.write`). */
   async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
     await this.tx.write(
-      `UPDATE users SET failed_login_count = 0, last_login_at = $3,
-         status = CASE WHEN status = 'locked' THEN 'active' ELSE status END,
-         locked_until = CASE WHEN status = 'locked' THEN NULL ELSE locked_until END
+      // A lock still in force was set while the password was being checked (lockout by other
+      // attempts, or an administrator): it stays. One whose time has passed is lifted.
+      `UPDATE users SET last_login_at = $3, updated_at = $3,
+         failed_login_count = CASE WHEN status = 'locked' AND (locked_until IS NULL OR locked_until > $3)
+                                   THEN failed_login_count ELSE 0 END,
+         status = CASE WHEN status = 'locked' AND locked_until <= $3 THEN 'active' ELSE status END,
+         locked_until = CASE WHEN status = 'locked' AND locked_until <= $3 THEN NULL ELSE locked_until END
        WHERE realm_id = $1 AND id = $2`,
       [realmId, userId, now],
     );

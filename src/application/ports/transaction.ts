@@ -15,4 +15,11 @@ export abstract class Transaction {
    * the repository call that queued it. Inside `run` it joins the transaction: writes happen at once.
    */
   abstract batch<T>(work: () => Promise<T>): Promise<T>;
+
+  /**
+   * Runs `effect` (a log line, a metric: nothing that can fail the work) once the writes made so
+   * far in the current `run` or `batch` are stored — after its commit or its statement — and
+   * not at all if they are not. Outside both, at once.
+   */
+  abstract afterCommit(effect: () => void): void;
 }

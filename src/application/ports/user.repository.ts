@@ -51,7 +51,11 @@ export abstract class UserRepository {
    * A suspended or already locked account is left as it is (returns null).
    */
   abstract recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null>;
-  /** Resets the failure counter and stamps `lastLoginAt`. Batchable (`Transaction.batch`). */
+  /**
+   * Stamps `lastLoginAt` and resets the failure counter, lifting a lock whose time has passed, as
+   * `User.recordSuccessfulLogin` does; a lock still in force (set while the password was being
+   * checked) stays. Batchable (`Transaction.batch`).
+   */
   abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void>;
   /** Removes the user with its sessions, credentials and tokens; false when absent. */
   abstract delete(realmId: string, id: string): Promise<boolean>;

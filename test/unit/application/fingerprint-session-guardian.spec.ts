@@ -35,6 +35,9 @@ class CountingTransaction implements Transaction {
   batch<T>(work: () => Promise<T>): Promise<T> {
     return this.run(work);
   }
+  afterCommit(effect: () => void): void {
+    effect();
+  }
 }
 
 const laptop = {

@@ -69,6 +69,21 @@ describe('User', () => {
     expect(user.lastLoginAt).toEqual(now);
   });
 
+  it('keeps a lock still in force on a successful login (set while the password was checked), and lifts an expired one', () => {
+    const later = new Date(now.getTime() + 60_000);
+    for (const lockedUntil of [null, later]) {
+      const locked = aUser({ status: 'locked', lockedUntil, failedLoginCount: 5 });
+      locked.recordSuccessfulLogin(now);
+      expect(locked.statusAt(now)).toBe('locked');
+      expect(locked.failedLoginCount).toBe(5);
+      expect(locked.lastLoginAt).toEqual(now);
+    }
+    const expired = aUser({ status: 'locked', lockedUntil: now, failedLoginCount: 5 });
+    expired.recordSuccessfulLogin(now);
+    expect(expired.statusAt(now)).toBe('active');
+    expect(expired.failedLoginCount).toBe(0);
+  });
+
   it('suspends active and locked users, and refuses to suspend a suspended one naming its status', () => {
     aUser().suspend(now);
     aUser({ status: 'locked', lockedUntil: null }).suspend(now);
