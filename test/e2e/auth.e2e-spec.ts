@@ -305,6 +305,22 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
       expect((await t.api().get(`/api/v1/auth/me?access_token=${user.accessToken}`)).status).toBe(401);
     });
 
+    it('refuses the token of a suspended account even while its session row is still live', async () => {
+      const user = await signedInUser(t);
+      const me = () =>
+        t
+          .api()
+          .get('/api/v1/auth/me')
+          .set(...bearer(user.accessToken));
+      expect((await me()).status).toBe(200);
+      // The state a login racing an administrator's suspension could leave: the account suspended,
+      // a session written after the suspension revoked the others.
+      await t.dataSource.query(`UPDATE users SET status = 'suspended' WHERE id = $1`, [user.id]);
+      const res = await me();
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('INVALID_TOKEN');
+    });
+
     it('refuses an expired token with TOKEN_EXPIRED', async () => {
       const user = await signedInUser(t);
       t.clock.advance(901);

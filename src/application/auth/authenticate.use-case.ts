@@ -29,6 +29,8 @@ export class AuthenticateUseCase {
     // Session liveness and the user in one round trip: this runs on every authenticated request.
     const user = await this.users.findWithLiveSession(claims.realm, claims.sub, claims.sid, now, this.config.sessionIdleTimeoutSeconds);
     if (!user) throw new DomainError('INVALID_TOKEN', 'The session of this access token has ended');
+    // Suspension revokes every session; this also covers a session written by a login that raced it.
+    if (user.statusAt(now) === 'suspended') throw new DomainError('INVALID_TOKEN', 'The session of this access token has ended');
     // Not enumerable: a principal that ends up in a log line or a spread never carries the user's state.
     return Object.defineProperty({ ...claims }, 'user', { value: user, enumerable: false }) as Principal;
   }
