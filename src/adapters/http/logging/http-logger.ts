@@ -112,6 +112,8 @@ export function createAccessLog(root: Logger): RequestHandler {
       res.off('close', complete);
       const failed = res.statusCode >= 500;
       if (!root.isLevelEnabled(failed ? 'error' : 'info')) return;
+      // The client went away before the answer was sent: the status is only what was planned.
+      const aborted = !res.writableFinished;
       const line = {
         requestId: request.requestId,
         realm: request.realm?.id,
@@ -120,9 +122,10 @@ export function createAccessLog(root: Logger): RequestHandler {
         req, // the root logger's serializers keep method, path and address,
         res, // and the status
         durationMs: Math.round(performance.now() - started),
+        ...(aborted ? { aborted } : {}),
       };
       if (failed) root.error(line, 'request failed');
-      else root.info(line, 'request completed');
+      else root.info(line, aborted ? 'request aborted' : 'request completed');
     };
     res.on('finish', complete);
     res.on('close', complete);
