@@ -592,7 +592,8 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
       expect(sink.to(victim)).toHaveLength(0);
       expect(sink.to(evil)).toHaveLength(0);
       const rows: { status: string; last_error: string }[] = await t.dataSource.query(
-        `SELECT status, last_error FROM email_outbox WHERE recipient LIKE $1 ORDER BY created_at`,
+        // Both were queued at the same instant of the test clock: order by what tells them apart.
+        `SELECT status, last_error FROM email_outbox WHERE recipient LIKE $1 ORDER BY last_error`,
         [`${victim}%`],
       );
       expect(rows).toEqual([
