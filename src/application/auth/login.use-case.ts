@@ -52,14 +52,7 @@ export class LoginUseCase {
     const user = await this.users.findByEmail(realm.id, Email.normalise(input.email));
     if (!user || !user.passwordHash) {
       await this.hasher.verifyDummy(input.password);
-      await this.audit.record({
-        type: 'login.failed',
-        realmId: realm.id,
-        userId: user?.id ?? null,
-        ip: client.ip,
-        at: this.clock.now(),
-        details: { reason: user ? 'no_password' : 'unknown_user' },
-      });
+      await this.refused(realm, user?.id ?? null, client, this.clock.now(), { reason: user ? 'no_password' : 'unknown_user' });
       throw invalidCredentials();
     }
     const passwordMatches = await this.hasher.verify(input.password, user.passwordHash);
@@ -68,14 +61,7 @@ export class LoginUseCase {
     // While locked, right and wrong passwords get the same 423: answering 401 to the wrong ones
     // would let guessing go on through the lock, with the 423 confirming the right password.
     if (status === 'locked') {
-      await this.audit.record({
-        type: 'login.failed',
-        realmId: realm.id,
-        userId: user.id,
-        ip: client.ip,
-        at: now,
-        details: { reason: 'locked', passwordMatched: passwordMatches },
-      });
+      await this.refused(realm, user.id, client, now, { reason: 'locked', passwordMatched: passwordMatches });
       const retryAfter = user.lockRemainingSeconds(now);
       throw new DomainError(
         'ACCOUNT_LOCKED',
@@ -90,14 +76,7 @@ export class LoginUseCase {
       throw invalidCredentials();
     }
     if (status === 'suspended') {
-      await this.audit.record({
-        type: 'login.failed',
-        realmId: realm.id,
-        userId: user.id,
-        ip: client.ip,
-        at: now,
-        details: { reason: 'suspended' },
-      });
+      await this.refused(realm, user.id, client, now, { reason: 'suspended' });
       throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
     }
     if (user.mfaEnabled) {
@@ -121,6 +100,11 @@ export class LoginUseCase {
       return opened;
     });
     return { kind: 'authenticated', user, tokens, sessionId: session.id };
+  }
+
+  /** Audits a login refused without counting towards the lockout (unknown user, locked, suspended). */
+  private refused(realm: Realm, userId: string | null, client: ClientContext, at: Date, details: Record<string, unknown>): Promise<void> {
+    return this.audit.record({ type: 'login.failed', realmId: realm.id, userId, ip: client.ip, at, details });
   }
 
   private recordFailure(user: User, client: ClientContext, now: Date): Promise<void> {

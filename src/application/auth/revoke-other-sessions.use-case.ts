@@ -4,6 +4,7 @@ import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { ListOwnSessionsUseCase } from './list-own-sessions.use-case';
+import { revokeByOwner } from './revoke-own-session.use-case';
 
 /** Ends every live session of the caller but the one making the request (contract §3.7, DELETE /sessions). */
 @Injectable()
@@ -28,18 +29,8 @@ export class RevokeOtherSessionsUseCase {
       let revoked = 0;
       for (const session of others) {
         // A session ended meanwhile (logout in another tab) is not counted twice.
-        if (!(await this.sessions.revoke(input.realmId, session.id, now, 'revoked_by_user'))) continue;
-        revoked += 1;
-        await this.audit.record({
-          type: 'session.revoked',
-          realmId: input.realmId,
-          userId: input.userId,
-          actorId: input.userId,
-          sessionId: session.id,
-          ip: input.ip,
-          at: now,
-          details: { reason: 'revoked_by_user', scope: 'all_but_current' },
-        });
+        if (await revokeByOwner({ sessions: this.sessions, audit: this.audit }, input, session.id, now, { scope: 'all_but_current' }))
+          revoked += 1;
       }
       return revoked;
     });

@@ -17,6 +17,31 @@ export interface RevokeOwnSessionInput {
 
 const notFound = () => new DomainError('SESSION_NOT_FOUND', 'Session not found');
 
+/**
+ * Ends one session at its owner's request and audits `session.revoked` (call inside a
+ * transaction). False when the session had already ended (a logout in another tab).
+ */
+export async function revokeByOwner(
+  deps: { sessions: SessionRepository; audit: AuditLog },
+  owner: { realmId: string; userId: string; ip: string },
+  sessionId: string,
+  now: Date,
+  details: Record<string, unknown>,
+): Promise<boolean> {
+  if (!(await deps.sessions.revoke(owner.realmId, sessionId, now, 'revoked_by_user'))) return false;
+  await deps.audit.record({
+    type: 'session.revoked',
+    realmId: owner.realmId,
+    userId: owner.userId,
+    actorId: owner.userId,
+    sessionId,
+    ip: owner.ip,
+    at: now,
+    details: { reason: 'revoked_by_user', ...details },
+  });
+  return true;
+}
+
 /** Ends one of the caller's own sessions (contract §3.7, DELETE /sessions/:id). */
 @Injectable()
 export class RevokeOwnSessionUseCase {
@@ -38,17 +63,10 @@ export class RevokeOwnSessionUseCase {
     const session = await this.sessions.findById(input.realmId, input.sessionId);
     if (!session || session.userId !== input.userId || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) throw notFound();
     await this.tx.run(async () => {
-      if (!(await this.sessions.revoke(input.realmId, session.id, now, 'revoked_by_user'))) throw notFound();
-      await this.audit.record({
-        type: 'session.revoked',
-        realmId: input.realmId,
-        userId: input.userId,
-        actorId: input.userId,
-        sessionId: session.id,
-        ip: input.ip,
-        at: now,
-        details: { reason: 'revoked_by_user', current: session.id === input.currentSessionId },
+      const revoked = await revokeByOwner({ sessions: this.sessions, audit: this.audit }, input, session.id, now, {
+        current: session.id === input.currentSessionId,
       });
+      if (!revoked) throw notFound();
     });
   }
 }

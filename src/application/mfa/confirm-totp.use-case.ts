@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { User } from '../../domain/user/user';
-import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { SecretCipher } from '../ports/secret-cipher';
@@ -22,7 +21,6 @@ export class ConfirmTotpUseCase {
     private readonly credentials: MfaCredentialRepository,
     private readonly totp: TotpVerifier,
     private readonly cipher: SecretCipher,
-    private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
   ) {}
@@ -48,15 +46,7 @@ export class ConfirmTotpUseCase {
         throw new DomainError('INVALID_USER_STATE', 'TOTP is already enabled');
       }
       const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
-      await this.audit.record({
-        type: 'mfa.enabled',
-        realmId: user.realmId,
-        userId: user.id,
-        sessionId: actor.sessionId,
-        ip: actor.ip,
-        at: now,
-        details: { method: 'totp', recoveryCodesIssued: firstFactor },
-      });
+      await this.account.record(actor, user, 'mfa.enabled', now, { method: 'totp', recoveryCodesIssued: firstFactor });
       await this.account.notify(actor, user, 'An authenticator app (TOTP) was added as a second factor to your account.');
       return codes;
     });

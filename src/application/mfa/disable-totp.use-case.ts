@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { User } from '../../domain/user/user';
-import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { Transaction } from '../ports/transaction';
@@ -12,7 +11,6 @@ export class DisableTotpUseCase {
   constructor(
     private readonly account: MfaAccount,
     private readonly credentials: MfaCredentialRepository,
-    private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
   ) {}
@@ -31,15 +29,7 @@ export class DisableTotpUseCase {
       if (!existing || !(await this.credentials.deleteTotp(user.id))) throw new DomainError('NOT_FOUND', 'TOTP is not set up');
       const after = await this.account.afterRemoval(user);
       if (existing.confirmedAt) {
-        await this.audit.record({
-          type: 'mfa.disabled',
-          realmId: user.realmId,
-          userId: user.id,
-          sessionId: actor.sessionId,
-          ip: actor.ip,
-          at: now,
-          details: { method: 'totp', mfaEnabled: after.mfaEnabled },
-        });
+        await this.account.record(actor, user, 'mfa.disabled', now, { method: 'totp', mfaEnabled: after.mfaEnabled });
         await this.account.notify(
           actor,
           user,

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { credentialName } from '../../domain/mfa/webauthn';
 import { User } from '../../domain/user/user';
-import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository, WebauthnCredential } from '../ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
@@ -30,7 +29,6 @@ export class FinishWebauthnRegistrationUseCase {
     private readonly relyingParty: WebAuthnRelyingParty,
     private readonly oneTimeTokens: OneTimeTokenRepository,
     private readonly secureTokens: SecureTokens,
-    private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
   ) {}
@@ -64,14 +62,11 @@ export class FinishWebauthnRegistrationUseCase {
     const recoveryCodes = await this.tx.run(async () => {
       await this.credentials.insertWebauthn(credential);
       const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
-      await this.audit.record({
-        type: 'mfa.enabled',
-        realmId: user.realmId,
-        userId: user.id,
-        sessionId: actor.sessionId,
-        ip: actor.ip,
-        at: now,
-        details: { method: 'webauthn', credentialId: credential.id, name: credential.name, recoveryCodesIssued: firstFactor },
+      await this.account.record(actor, user, 'mfa.enabled', now, {
+        method: 'webauthn',
+        credentialId: credential.id,
+        name: credential.name,
+        recoveryCodesIssued: firstFactor,
       });
       await this.account.notify(
         actor,

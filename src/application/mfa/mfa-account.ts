@@ -35,6 +35,17 @@ export class MfaAccount {
     private readonly emails: AccountEmails,
   ) {}
 
+  /** Audits a change the signed-in user made to their own factors (in the caller's transaction). */
+  async record(
+    actor: MfaActor,
+    user: User,
+    type: 'mfa.enabled' | 'mfa.disabled',
+    now: Date,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.audit.record({ type, realmId: user.realmId, userId: user.id, sessionId: actor.sessionId, ip: actor.ip, at: now, details });
+  }
+
   /** Tells the user by email that a factor changed (queued in the caller's transaction). */
   async notify(actor: MfaActor, user: User, what: string): Promise<void> {
     await this.emails.sendSecurityNotice(actor.realm, user, what);

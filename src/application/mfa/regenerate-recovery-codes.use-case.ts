@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
-import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { MfaAccount, MfaActor } from './mfa-account';
@@ -9,7 +8,6 @@ import { MfaAccount, MfaActor } from './mfa-account';
 export class RegenerateRecoveryCodesUseCase {
   constructor(
     private readonly account: MfaAccount,
-    private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
   ) {}
@@ -25,15 +23,7 @@ export class RegenerateRecoveryCodesUseCase {
     if (!user.mfaEnabled) throw new DomainError('INVALID_USER_STATE', 'Recovery codes need MFA to be enabled');
     return this.tx.run(async () => {
       const codes = await this.account.issueRecoveryCodes(user.id, now);
-      await this.audit.record({
-        type: 'mfa.enabled',
-        realmId: user.realmId,
-        userId: user.id,
-        sessionId: actor.sessionId,
-        ip: actor.ip,
-        at: now,
-        details: { method: 'recovery_codes', regenerated: true },
-      });
+      await this.account.record(actor, user, 'mfa.enabled', now, { method: 'recovery_codes', regenerated: true });
       await this.account.notify(actor, user, 'New recovery codes were generated for your account; the previous ones no longer work.');
       return codes;
     });

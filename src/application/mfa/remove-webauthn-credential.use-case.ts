@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { User } from '../../domain/user/user';
-import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { Transaction } from '../ports/transaction';
@@ -12,7 +11,6 @@ export class RemoveWebauthnCredentialUseCase {
   constructor(
     private readonly account: MfaAccount,
     private readonly credentials: MfaCredentialRepository,
-    private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
   ) {}
@@ -31,14 +29,10 @@ export class RemoveWebauthnCredentialUseCase {
         throw new DomainError('NOT_FOUND', 'No such WebAuthn credential');
       }
       const after = await this.account.afterRemoval(user);
-      await this.audit.record({
-        type: 'mfa.disabled',
-        realmId: user.realmId,
-        userId: user.id,
-        sessionId: actor.sessionId,
-        ip: actor.ip,
-        at: now,
-        details: { method: 'webauthn', credentialId: actor.credentialId, mfaEnabled: after.mfaEnabled },
+      await this.account.record(actor, user, 'mfa.disabled', now, {
+        method: 'webauthn',
+        credentialId: actor.credentialId,
+        mfaEnabled: after.mfaEnabled,
       });
       await this.account.notify(
         actor,

@@ -170,8 +170,8 @@ function fixture(user = aUser()) {
     verify,
     challenges,
     setup: new SetupTotpUseCase(account, mfa, totp, cipher, new NoQr(), clock, new RecentAuthentication(sessions, clock, config)),
-    confirm: new ConfirmTotpUseCase(account, mfa, totp, cipher, audit, immediateTransaction, clock),
-    disable: new DisableTotpUseCase(account, mfa, audit, immediateTransaction, clock),
+    confirm: new ConfirmTotpUseCase(account, mfa, totp, cipher, immediateTransaction, clock),
+    disable: new DisableTotpUseCase(account, mfa, immediateTransaction, clock),
     step: () => Math.floor(clock.now().getTime() / 30_000),
   };
 }
