@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The administrative users list (GET /v1/admin/users, contract §7) on a realm of 100,000 users:
+// The administrative users list (GET /v1/admin/users, the admin API) on a realm of 100,000 users:
 // seeds a fresh PostgreSQL database by SQL, then times the repository's own statements (the
 // production adapter from dist/, one statement for a search, count + page otherwise) for a set of filtered, sorted pages, and prints
 // p50/p99 per query and EXPLAIN ANALYZE of each statement. Not a test.

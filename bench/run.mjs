@@ -59,7 +59,7 @@ const NODE_OPTIONS = option('node-options', '') ? String(option('node-options'))
 const PASSWORD = 'Bench-Copper-Kettle-2026!';
 const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
-// The components a browser client collects (API.md §5), as the benchmark's one device.
+// The components a browser client collects (see the fingerprint docs), as the benchmark's one device.
 const FINGERPRINT = JSON.stringify({
   ua: USER_AGENT,
   platform: 'MacIntel',

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The whole schema of the contract. Plain SQL that runs unchanged on PostgreSQL 15 and on the
+ * The whole schema of the service. Plain SQL that runs unchanged on PostgreSQL 15 and on the
  * embedded PGlite (PostgreSQL 18), so nothing newer than PostgreSQL 13 is used.
  */
 export class InitialSchema1764028800000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Indexes for the administrative users list (contract §7): each sort is served by one index read
+ * Indexes for the administrative users list: each sort is served by one index read
  * forwards or backwards (with `id` as the tie-breaker in the same direction), the total by an
  * index-only scan of a narrow index, and `search` — a case-insensitive substring of email or
  * name — by trigram GIN indexes (pg_trgm, a trusted extension on PostgreSQL ≥ 13, bundled with

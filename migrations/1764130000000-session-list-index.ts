@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The administrative sessions list (contract §7) pages through a realm's live sessions newest
+ * The administrative sessions list pages through a realm's live sessions newest
  * first and counts them. One partial index serves both: read backwards it yields the page in
  * order (id as the tie-breaker), and with the liveness columns included the count is an
  * index-only scan instead of a heap read per session (about 20 ms instead of 70 ms for 86,000

@@ -203,7 +203,7 @@ import { ConfigModule } from './config/config.module';
     OutboxDispatcher,
     OutboxReadinessProbe,
     DeferredWork,
-    // Rate limits (contract §8): @nestjs/throttler's guard, options and storage, bound here.
+    // Rate limits: @nestjs/throttler's guard, options and storage, bound here.
     RateLimitStorage,
     RateLimitStorageProbe,
     { provide: getStorageToken(), useExisting: RateLimitStorage },

@@ -77,7 +77,7 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
       case 'rotate-keys': {
         if (args.length || flags.some((flag) => flag !== '--force')) return usage('rotate-keys takes only [--force]');
         if (!flags.includes('--force')) {
-          // The JWKS publishes the current and the previous key only (contract §10).
+          // The JWKS publishes the current and the previous key only.
           const wait = await secondsUntilRotationIsSafe(app);
           if (wait > 0) {
             io.err(

@@ -1,4 +1,4 @@
-/** A `count/seconds` rate limit (API.md §8, §11). */
+/** A `count/seconds` rate limit. */
 export interface RateLimit {
   limit: number;
   ttlSeconds: number;

@@ -1,4 +1,4 @@
-/** Every error code of the contract (API.md §9). */
+/** Every error code. */
 export type DomainErrorCode =
   | 'VALIDATION_FAILED'
   | 'INVALID_VERIFICATION_TOKEN'

@@ -1,7 +1,7 @@
 import { DomainErrorCode } from '../../src/domain/errors';
 
 /**
- * Every route of the contract (API.md §3, §3.7, §7, §10), with its success status and the error
+ * Every route of the API (auth, admin and operations), with its success status and the error
  * codes the contract names for it. Paths in OpenAPI form. The OpenAPI document must describe
  * each one (test/contract/openapi.spec.ts).
  */
@@ -33,7 +33,7 @@ const route = (
 });
 
 export const CONTRACT_ROUTES: ContractRoute[] = [
-  // §3.1–3.6
+  // the auth API
   route('post', `${AUTH}/register`, 201, 'public', ['EMAIL_ALREADY_REGISTERED', 'VALIDATION_FAILED', 'REALM_NOT_FOUND', 'RATE_LIMITED']),
   route('post', `${AUTH}/login`, 200, 'public', [
     'INVALID_CREDENTIALS',
@@ -52,7 +52,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('post', `${AUTH}/logout`, 200, 'public', ['INVALID_TOKEN']),
   route('post', `${AUTH}/mfa/verify`, 200, 'public', ['INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'RATE_LIMITED']),
   route('post', `${AUTH}/mfa/webauthn/options`, 200, 'public', ['INVALID_TOKEN']),
-  // §3.7
+  // the auth API
   route('post', `${AUTH}/verify-email`, 200, 'public', ['INVALID_VERIFICATION_TOKEN']),
   route('post', `${AUTH}/verify-email/resend`, 202, 'public', ['RATE_LIMITED']),
   route('post', `${AUTH}/password/forgot`, 202, 'public', ['RATE_LIMITED']),
@@ -71,7 +71,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('delete', `${AUTH}/mfa/webauthn/{credentialId}`, 200, 'bearer'),
   route('post', `${AUTH}/mfa/recovery-codes`, 200, 'bearer'),
   route('get', '/.well-known/jwks.json', 200, 'public'),
-  // §7
+  // the admin API
   route('get', `${ADMIN}/users`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/users`, 201, 'bearer', [...ADMIN_ERRORS, 'EMAIL_ALREADY_REGISTERED']),
   route('get', `${ADMIN}/users/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'USER_NOT_FOUND']),
@@ -89,7 +89,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('get', `${ADMIN}/events`, 200, 'bearer', ADMIN_ERRORS),
   route('get', `${ADMIN}/realms`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/realms`, 201, 'bearer', ADMIN_ERRORS),
-  // §10
+  // the operations rules
   route('get', '/health/live', 200, 'public'),
   route('get', '/health/ready', 200, 'public'),
   route('get', '/metrics', 200, 'public'),

@@ -59,7 +59,7 @@ function departures(value: unknown, schema: Json, at = '$'): string[] {
 
 const label = (r: ContractRoute) => `${r.method.toUpperCase()} ${r.path}`;
 
-describe('OpenAPI document (contract §10): /docs and /docs/openapi.json', () => {
+describe('OpenAPI document: /docs and /docs/openapi.json', () => {
   let t: TestApp;
   let doc: Document;
   let resolved: Document;

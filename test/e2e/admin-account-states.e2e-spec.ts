@@ -23,7 +23,7 @@ async function userRow(t: TestApp, id: string) {
   return rows[0];
 }
 
-describe('lockout with the defaults: 10 wrong passwords, 900 seconds (contract §4)', () => {
+describe('lockout with the defaults: 10 wrong passwords, 900 seconds', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: ADMIN_ENV });
@@ -99,7 +99,7 @@ describe('lockout with the defaults: 10 wrong passwords, 900 seconds (contract �
   });
 });
 
-describe('lockout until unlocked: LOCKOUT_MAX_FAILURES=3, LOCKOUT_DURATION_SECONDS=0 (contract §4)', () => {
+describe('lockout until unlocked: LOCKOUT_MAX_FAILURES=3, LOCKOUT_DURATION_SECONDS=0', () => {
   let t: TestApp;
   let admin: SignedIn;
   beforeAll(async () => {

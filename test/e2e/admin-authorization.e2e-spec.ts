@@ -52,7 +52,7 @@ function decode(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 }
 
-describe('admin authorization (contract §7): every admin route × every kind of caller', () => {
+describe('admin authorization: every admin route × every kind of caller', () => {
   let t: TestApp;
   let root: SignedIn;
   let defaultAdmin: SignedIn;
@@ -98,7 +98,7 @@ describe('admin authorization (contract §7): every admin route × every kind of
     await t.close();
   });
 
-  it('finds every administrative endpoint of §7 in the router (the matrix below covers all of them)', () => {
+  it('finds every administrative endpoint in the router (the matrix below covers all of them)', () => {
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
       expect.arrayContaining([
         'GET /v1/admin/users',
@@ -280,7 +280,7 @@ describe('admin authorization (contract §7): every admin route × every kind of
   });
 });
 
-describe('ADMIN_REQUIRE_MFA=true (contract §7)', () => {
+describe('ADMIN_REQUIRE_MFA=true', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: { ...ADMIN_ENV, ADMIN_REQUIRE_MFA: 'true' } });

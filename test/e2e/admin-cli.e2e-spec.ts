@@ -18,7 +18,7 @@ function kidOf(token: string): string {
   return JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()).kid;
 }
 
-describe('CLI: npm run cli -- <command> (contract §10)', () => {
+describe('CLI: npm run cli -- <command>', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: ADMIN_ENV });

@@ -12,7 +12,7 @@ function errorOf(res: { status: number; body: { error?: { code: string } } }) {
 
 const SESSION_KEYS = ['createdAt', 'device', 'expiresAt', 'flag', 'id', 'ip', 'lastActiveAt', 'location', 'status', 'userId'];
 
-describe('admin sessions, events and realms (contract §7)', () => {
+describe('admin sessions, events and realms', () => {
   let t: TestApp;
   let root: SignedIn;
   let admin: SignedIn;

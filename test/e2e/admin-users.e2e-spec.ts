@@ -30,7 +30,7 @@ async function wrongPasswords(t: TestApp, email: string, n: number, realm = 'def
   }
 }
 
-describe('admin users (contract §7)', () => {
+describe('admin users', () => {
   let t: TestApp;
   let root: SignedIn;
   let admin: SignedIn;
@@ -400,7 +400,7 @@ describe('admin users (contract §7)', () => {
     });
   });
 
-  describe('account states: suspend, activate, unlock (contract §4)', () => {
+  describe('account states: suspend, activate, unlock', () => {
     it('suspends: every session revoked, login 403 ACCOUNT_SUSPENDED, audited with the reason', async () => {
       const user = await signedInUser(t);
       const second = await login(t, user.email);

@@ -16,7 +16,7 @@ async function auditTypes(t: TestApp, userId: string): Promise<string[]> {
   return rows.map((r) => r.type);
 }
 
-describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', () => {
+describe('auth: register, login, refresh, logout, me', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -375,7 +375,7 @@ describe('auth: register, login, refresh, logout, me (contract §3.1–3.4)', ()
   });
 });
 
-describe('HTTP conventions (contract §1)', () => {
+describe('HTTP conventions', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

@@ -9,7 +9,7 @@ import { linkToken, SmtpSink } from '../support/smtp-sink';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
- * The email outbox end to end (contract §6): messages are queued in the transaction of the change
+ * The email outbox end to end: messages are queued in the transaction of the change
  * that causes them and delivered to a real SMTP server (smtp-server on an ephemeral port) by the
  * dispatcher, which the tests drive by hand (`dispatchDue()`) with polling off.
  */
@@ -95,7 +95,7 @@ async function resetTokenFor(t: TestApp, sink: SmtpSink, email: string): Promise
   return linkToken(mails[mails.length - 1], '/reset-password');
 }
 
-describe('email: outbox, SMTP delivery, verification and password recovery (contract §3.7, §6)', () => {
+describe('email: outbox, SMTP delivery, verification and password recovery', () => {
   let sink: SmtpSink;
   let t: TestApp;
 
@@ -436,7 +436,7 @@ describe('email: outbox, SMTP delivery, verification and password recovery (cont
     });
   });
 
-  describe('emails an administrator causes (contract §7)', () => {
+  describe('emails an administrator causes', () => {
     it('POST /v1/admin/users without a password invites the user, whose link sets the password', async () => {
       const root = await superAdmin(t);
       const email = uniqueEmail('invited');

@@ -18,7 +18,7 @@ function claimsOf(accessToken: string): Record<string, unknown> {
 // Booting the app on a fresh database takes seconds on a busy machine.
 jest.setTimeout(60_000);
 
-describe('hijack detection on refresh (contract §5, §3.6)', () => {
+describe('hijack detection on refresh', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({

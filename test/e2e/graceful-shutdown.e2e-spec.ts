@@ -9,7 +9,7 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
  * The production build under load receives SIGTERM: requests in flight complete, new
- * connections are refused, and the process exits 0 (contract §10; graceful shutdown).
+ * connections are refused, and the process exits 0 (graceful shutdown).
  */
 const ROOT = resolve(__dirname, '../..');
 const PASSWORD = 'correct horse battery staple';

@@ -36,7 +36,7 @@ async function verificationToken(t: TestApp, email: string): Promise<string> {
 
 const nothing = { ran: true, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, auditEvents: 0, rotatedKey: null };
 
-describe('housekeeping: retention purges and signing-key rotation (contract §10, §11)', () => {
+describe('housekeeping: retention purges and signing-key rotation', () => {
   let t: TestApp;
   let housekeeping: HousekeepingUseCase;
 

@@ -5,7 +5,7 @@ import { bearer, uniqueEmail } from '../support/flows';
 import { code, midStep } from '../support/mfa';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
 
-describe('structured logs (contract §1, SECURITY LOG-01)', () => {
+describe('structured logs (SECURITY LOG-01)', () => {
   let t: TestApp;
   let sink: SmtpSink;
   const logs = new CapturedLogs();

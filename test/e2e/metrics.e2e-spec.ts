@@ -23,7 +23,7 @@ async function scrape(t: TestApp): Promise<Samples> {
 
 const value = (samples: Samples, key: string) => samples.get(key) ?? 0;
 
-describe('GET /metrics (contract §10)', () => {
+describe('GET /metrics', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

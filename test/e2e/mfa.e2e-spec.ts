@@ -39,7 +39,7 @@ async function sessionCount(t: TestApp, userId: string): Promise<number> {
   return Number(rows[0].n);
 }
 
-describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contract §3.5–3.7)', () => {
+describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -1095,7 +1095,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
     });
   });
 
-  describe('MFA_REQUIRED: re-verification of a flagged session (§3.6)', () => {
+  describe('MFA_REQUIRED: re-verification of a flagged session', () => {
     const laptop = JSON.stringify({
       canvas: 'c-laptop',
       webglRenderer: 'w-laptop',
@@ -1203,7 +1203,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step (contrac
   });
 });
 
-describe('POST /mfa/verify rate limit (contract §8: 5 per minute per user)', () => {
+describe('POST /mfa/verify rate limit (5 per minute per user)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: { RATE_LIMIT_MFA_VERIFY: '5/60' } });

@@ -6,7 +6,7 @@ import { PASSWORD, uniqueEmail } from '../support/flows';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
- * Contract §8 on one instance, counters in memory. The in-memory storage reads the app's Clock,
+ * The rate-limit table on one instance, counters in memory. The in-memory storage reads the app's Clock,
  * so windows are moved with the TestClock instead of sleeping. Each client is a distinct
  * loopback source address (no proxy header involved).
  */
@@ -40,7 +40,7 @@ function expectRateLimited(res: HttpResult, limit: number, retryAfter: number) {
   expect(Object.keys(res.headers).filter((h) => h.startsWith('x-ratelimit') || h.startsWith('retry-after-'))).toEqual([]);
 }
 
-describe('rate limits on one instance (contract §8)', () => {
+describe('rate limits on one instance', () => {
   let t: TestApp;
   let base: string;
 

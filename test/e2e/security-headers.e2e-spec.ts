@@ -3,7 +3,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 const APP = 'https://app.example.com';
 const EVIL = 'https://evil.example.net';
 
-describe('security headers and CORS (contract §11 CORS_ORIGINS)', () => {
+describe('security headers and CORS (CORS_ORIGINS)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: { CORS_ORIGINS: `${APP}/, http://localhost:5173` } });

@@ -11,7 +11,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 // Booting the app on a fresh database takes seconds on a busy machine.
 jest.setTimeout(60_000);
 
-describe('own sessions: GET/DELETE /api/v1/auth/sessions (contract §3.7)', () => {
+describe('own sessions: GET/DELETE /api/v1/auth/sessions', () => {
   let t: TestApp;
   let geoDir: string;
 

@@ -8,7 +8,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
- * Rate limits (contract §8) and the per-account failure limit (§4), from distinct loopback
+ * Rate limits and the per-account failure limit, from distinct loopback
  * source addresses: each `freshIp()` is a client of its own, without any proxy header.
  */
 
@@ -61,7 +61,7 @@ describe('RL — rate limits (SECURITY.md)', () => {
         call: (ip) => post(`${AUTH}/login`, ip, { email: user.email, password: 'not the password here' }),
         ok: 401,
       },
-      // Tokens that resolve to no user are counted against the client IP (contract §8).
+      // Tokens that resolve to no user are counted against the client IP.
       {
         name: 'refresh',
         limit: 3,

@@ -5,7 +5,7 @@ export interface Device {
   userAgent: string;
   acceptLanguage: string;
   ip: string;
-  /** Client components (contract §5), sent as the JSON `deviceFingerprint`; null sends none. */
+  /** Client components, sent as the JSON `deviceFingerprint`; null sends none. */
   components: Record<string, string | number | boolean> | null;
 }
 
@@ -81,7 +81,7 @@ export function from(req: Test, device: Device): Test {
   return req.set('User-Agent', device.userAgent).set('Accept-Language', device.acceptLanguage).set('X-Forwarded-For', device.ip);
 }
 
-/** A session as GET /api/v1/auth/sessions lists it (contract §2, §3.7). */
+/** A session as GET /api/v1/auth/sessions lists it. */
 export interface ListedSession {
   id: string;
   userId: string;

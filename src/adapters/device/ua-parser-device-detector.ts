@@ -59,7 +59,7 @@ const API_CLIENT = new RegExp(`^(${API_CLIENT_PREFIXES.map(escapeRegExp).join('|
  */
 const CRAWLER = /(?:^|[\s;(])([\w-]*(?:bot|crawler|spider)[\w-]*|facebookexternalhit)\/v?(\d[\w.]*)/i;
 
-/** Names ua-parser-js 1.x spells differently from the contract's examples ("Chrome 131 on macOS"). */
+/** Names ua-parser-js 1.x spells differently from the API's examples ("Chrome 131 on macOS"). */
 const OS_NAMES: Readonly<Record<string, string>> = { 'Mac OS': 'macOS', 'Chromium OS': 'ChromeOS' };
 
 /** ua-parser-js 1.x reads the first 500 characters too; real User-Agents are far shorter. */

@@ -4,8 +4,8 @@ import { ERROR_STATUS } from './errors/error-status';
 
 /**
  * Requests Node's HTTP parser refuses before any middleware runs (headers over 16 KiB, a
- * malformed request line or header) still get the contract's envelope (§1) instead of Node's
- * bare `431`/`400` without a body. Both become 400 VALIDATION_FAILED: the contract has no code
+ * malformed request line or header) still get the API's error envelope instead of Node's
+ * bare `431`/`400` without a body. Both become 400 VALIDATION_FAILED: the API has no code
  * for 431. The connection is closed afterwards, as Node does.
  */
 export function answerClientErrors(server: Server): void {

@@ -12,19 +12,19 @@ export const IS_ADMIN = 'app:admin';
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /**
- * How a route reads X-Realm-Id (contract §1): `default` falls back to the default realm,
+ * How a route reads X-Realm-Id: `default` falls back to the default realm,
  * `required` answers 400 when absent, `none` ignores it (health, JWKS, docs).
  */
 export const RealmHeader = (mode: 'default' | 'required' | 'none') => SetMetadata(REALM_MODE, mode);
 
-/** Administrative routes: realm-admin of the realm, or super-admin of master (contract §7). */
+/** Administrative routes: realm-admin of the realm, or super-admin of master. */
 export const AdminRoute = () => SetMetadata(IS_ADMIN, true);
 
 export const RATE_LIMIT = 'app:rate-limit';
 export type RateLimitName = keyof AppConfig['rateLimits'];
 
 /**
- * The row of contract §8 a route counts against (e.g. `@RateLimit('login')`); every route without
+ * The row of the rate-limit table a route counts against (e.g. `@RateLimit('login')`); every route without
  * one shares the `default` limit. Keys per row are decided in RateLimitGuard.
  */
 export const RateLimit = (name: RateLimitName) => SetMetadata(RATE_LIMIT, name);

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 
 /**
  * Work a request starts but does not wait for: its response goes out before the work is done,
- * so the response time says nothing about what the work found (contract §3.7: resend and forgot
+ * so the response time says nothing about what the work found (resend and forgot
  * answer alike for known and unknown addresses). Failures are logged, never shown to the client.
  * Shutdown waits for the work in progress.
  */

@@ -35,7 +35,7 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** The deepest nesting of objects and arrays a body may have (the contract's bodies need 4). */
+/** The deepest nesting of objects and arrays a body may have (the API's bodies need 4). */
 export const MAX_JSON_DEPTH = 32;
 const TOO_DEEP = 'entity.too.deep';
 
@@ -72,7 +72,7 @@ const parseJson = express.json({
 
 /**
  * JSON bodies only (415 otherwise), at most 64 KiB (413) and 32 levels deep (400), malformed
- * JSON → 400, all in the contract's envelope. Body-less POSTs (e.g. `/users/:id/activate`) are fine.
+ * JSON → 400, all in the API's error envelope. Body-less POSTs (e.g. `/users/:id/activate`) are fine.
  */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
   const queryField = nulField(req.query);

@@ -6,7 +6,7 @@ import { Realm } from '../../domain/realm/realm';
 import { Session } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
 
-/** HTTP shapes, whitelisted field by field (contract §2). */
+/** HTTP shapes, whitelisted field by field. */
 export const present = {
   authUser(user: User, withMfa = true) {
     return {

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
-/** Headers a browser client may send and read (contract §1, §5, §8). */
+/** Headers a browser client may send and read. */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Realm-Id', 'X-Device-Fingerprint', 'X-Request-Id'];
 type CorsSetting = NonNullable<Parameters<INestApplication['enableCors']>[0]>;
 
@@ -43,7 +43,7 @@ export function securityHeaders(): RequestHandler {
 }
 
 /**
- * CORS from `CORS_ORIGINS` (contract §11): a listed origin gets the CORS headers, credentials
+ * CORS from `CORS_ORIGINS`: a listed origin gets the CORS headers, credentials
  * included; any other origin gets none, so the browser withholds the answer. Without a list,
  * no origin is allowed.
  */

@@ -15,7 +15,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
 
 /**
  * Whitelisting validation (unknown fields → 400, never stored) whose failures are
- * VALIDATION_FAILED with `details` (contract §1).
+ * VALIDATION_FAILED with `details`.
  */
 @Injectable()
 export class AppValidationPipe extends ValidationPipe {

@@ -3,7 +3,7 @@ import { assertHeaderSafe, MailMessage, MailTransport } from '../../application/
 
 /**
  * Development transport used when `SMTP_URL` is not set: writes the message, with its link, to
- * the log so the flow can be finished by hand (contract §6). The first line names recipient,
+ * the log so the flow can be finished by hand. The first line names recipient,
  * subject and link; the plain-text body follows. The link is a live single-use token, which is
  * one reason production configures SMTP.
  */

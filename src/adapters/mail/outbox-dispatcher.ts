@@ -42,7 +42,7 @@ interface ClaimedRow {
 }
 
 /**
- * Delivers the email outbox (contract §6).
+ * Delivers the email outbox.
  *
  * A message is claimed with `FOR UPDATE SKIP LOCKED` and reserved by a lease (`locked_until`),
  * so dispatchers of several instances never take the same row; a crash between claim and

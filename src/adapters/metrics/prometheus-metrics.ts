@@ -25,7 +25,7 @@ const LOGIN_FAILURE_OUTCOME: Record<string, string> = {
 };
 
 /**
- * The Prometheus registry of one application instance (contract §10, `GET /metrics`). Counters
+ * The Prometheus registry of one application instance (`GET /metrics`). Counters
  * move from two places only: the HTTP middleware (every request, by route and status) and the
  * audit log (security events), so use cases carry no metrics code. Gauges are read at scrape time.
  */
@@ -168,7 +168,7 @@ export class PrometheusMetrics {
     }
   }
 
-  /** One audit event written (contract §7). */
+  /** One audit event written. */
   observeAuditEvent(type: AuditEventType, details: Record<string, unknown> | undefined): void {
     this.auditEvents.inc({ type });
     switch (type) {

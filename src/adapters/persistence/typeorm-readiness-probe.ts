@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ReadinessCheck, ReadinessProbe } from '../../application/ports/readiness-probe';
 
-/** Database reachable and every migration applied (contract §10). */
+/** Database reachable and every migration applied. */
 @Injectable()
 export class TypeOrmReadinessProbe implements ReadinessProbe {
   constructor(private readonly dataSource: DataSource) {}

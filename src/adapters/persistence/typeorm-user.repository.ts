@@ -92,7 +92,7 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null> {
     // One statement, so concurrent failures serialise on the row lock and the count is exact.
-    // An expired lock starts counting again from zero (contract §4: lock expiry resets the counter).
+    // An expired lock starts counting again from zero (lock expiry resets the counter).
     const lockedUntil = policy.durationSeconds > 0 ? new Date(now.getTime() + policy.durationSeconds * 1000) : null;
     const rows: { failures: number; status: string }[] = await this.tx.manager.query(
       `UPDATE users SET

@@ -16,7 +16,7 @@ export class ActivateUserUseCase {
   ) {}
 
   /**
-   * suspended → active (contract §4).
+   * suspended → active.
    * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE | FORBIDDEN
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {

@@ -14,7 +14,7 @@ export const SECOND_FACTORS = ['otp', 'hwk'];
 export type AdminGrant = 'super-admin' | 'realm-admin';
 
 /**
- * The authorization rule of contract §7, on a caller's realm and roles: realm-admin of the
+ * The authorization rule of the admin API, on a caller's realm and roles: realm-admin of the
  * administered realm, or super-admin of master (every realm). `superAdminOnly` routes (realms)
  * accept only the latter. Null when neither applies.
  */

@@ -17,7 +17,7 @@ export const MASTER_REALM = 'master';
 export const SUPER_ADMIN = 'super-admin';
 export const REALM_ADMIN = 'realm-admin';
 
-/** First start (contract §10): realms `master` and `default`, a signing key, the bootstrap super-admin. */
+/** First start: realms `master` and `default`, a signing key, the bootstrap super-admin. */
 @Injectable()
 export class BootstrapUseCase {
   constructor(

@@ -35,7 +35,7 @@ export class CreateUserUseCase {
   ) {}
 
   /**
-   * Creates a user in the realm (contract §7). With a password it is set (the policy of §3.1
+   * Creates a user in the realm. With a password it is set (the registration password policy
    * applies); without one, an invitation email with a link to choose it is queued in the same
    * transaction.
    * @throws DomainError VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED | FORBIDDEN

@@ -15,7 +15,7 @@ export interface ListEventsInput {
 export class ListEventsUseCase {
   constructor(private readonly audit: AuditLog) {}
 
-  /** The realm's audit events, newest first (contract §7). */
+  /** The realm's audit events, newest first. */
   execute(input: ListEventsInput): Promise<{ events: AuditEvent[]; total: number }> {
     return this.audit.list(input);
   }

@@ -27,7 +27,7 @@ export class ListSessionsUseCase {
 
   /**
    * Live sessions of the realm (neither revoked nor expired), newest first. A `userId` filter
-   * matching nobody gives an empty list (contract §7).
+   * matching nobody gives an empty list.
    * @throws DomainError USER_NOT_FOUND when `userMustExist` and the user is unknown
    */
   async execute(input: ListSessionsInput): Promise<{ sessions: Session[]; total: number }> {

@@ -20,7 +20,7 @@ export class ListUsersUseCase {
     private readonly clock: Clock,
   ) {}
 
-  /** One page of the realm's users, `-createdAt` unless sorted otherwise (contract §7). */
+  /** One page of the realm's users, `-createdAt` unless sorted otherwise. */
   execute(input: ListUsersInput): Promise<{ users: User[]; total: number }> {
     const search = input.search?.trim();
     return this.users.list({

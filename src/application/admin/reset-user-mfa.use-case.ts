@@ -21,7 +21,7 @@ export class ResetUserMfaUseCase {
 
   /**
    * Removes the user's TOTP secret, WebAuthn credentials and recovery codes and revokes every
-   * session, in one transaction (contract §7): the next login asks for the password only.
+   * session, in one transaction: the next login asks for the password only.
    * @throws DomainError USER_NOT_FOUND | FORBIDDEN
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {

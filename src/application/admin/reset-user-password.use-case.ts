@@ -34,8 +34,8 @@ export class ResetUserPasswordUseCase {
   ) {}
 
   /**
-   * With a password: sets it (policy of §3.1) and voids pending reset links. Without: queues a
-   * password-reset email. Either way every session of the user is revoked (contract §7).
+   * With a password: sets it (the registration password policy) and voids pending reset links. Without: queues a
+   * password-reset email. Either way every session of the user is revoked.
    * @throws DomainError USER_NOT_FOUND | VALIDATION_FAILED | FORBIDDEN
    */
   async execute(input: ResetUserPasswordInput): Promise<{ method: 'set' | 'email' }> {

@@ -19,7 +19,7 @@ export class SuspendUserUseCase {
 
   /**
    * active or locked → suspended; every session is revoked, so its refresh and access tokens
-   * stop working at once (contract §4).
+   * stop working at once.
    * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE | FORBIDDEN
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string; reason?: string }): Promise<User> {

@@ -16,7 +16,7 @@ export class UnlockUserUseCase {
   ) {}
 
   /**
-   * locked → active with the failure counter reset (contract §4). A lock that has run out
+   * locked → active with the failure counter reset. A lock that has run out
    * already reads as active, so unlocking it is an invalid transition.
    * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE | FORBIDDEN
    */

@@ -11,7 +11,7 @@ export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
 export const PASSWORD_RESET_TTL_SECONDS = 3600;
 
 /**
- * The account emails that carry a single-use link token (contract §6) and the notices that
+ * The account emails that carry a single-use link token and the notices that
  * follow account changes. Each method writes to the outbox through `Mailer`, so call it inside
  * the transaction of the change that causes the email: both commit or neither does.
  */

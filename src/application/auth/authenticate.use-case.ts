@@ -20,7 +20,7 @@ export class AuthenticateUseCase {
 
   /**
    * Verifies an access token and that its session is still live, so logout, revocation and
-   * suspension take effect before the token's `exp` (contract §3.4).
+   * suspension take effect before the token's `exp`.
    * @throws DomainError TOKEN_EXPIRED | INVALID_TOKEN
    */
   async execute(token: string): Promise<Principal> {

@@ -9,12 +9,12 @@ export interface DeviceObservation {
   detected: DetectedDevice;
 }
 
-/** Turns a request's client context into the fingerprint compared by §5 and the device shown in sessions. */
+/** Turns a request's client context into the fingerprint compared for hijack detection and the device shown in sessions. */
 @Injectable()
 export class DeviceObserver {
   constructor(private readonly detector: DeviceDetector) {}
 
-  /** @throws DomainError VALIDATION_FAILED for a malformed fingerprint (§5) */
+  /** @throws DomainError VALIDATION_FAILED for a malformed fingerprint */
   observe(client: ClientContext): DeviceObservation {
     const clientFingerprint = parseClientFingerprint(client.fingerprint);
     const detected = this.detector.detect(client.userAgent ?? undefined);

@@ -11,7 +11,7 @@ export type EmailLinkKind = 'email_verification' | 'password_reset';
 /** One answer for every reason a link token fails, so the response tells nothing about why. */
 export const invalidLinkToken = () => new DomainError('INVALID_VERIFICATION_TOKEN', 'This link is invalid or has expired');
 
-/** Looks up and redeems the single-use tokens of email links (contract §3.7, §6). */
+/** Looks up and redeems the single-use tokens of email links. */
 @Injectable()
 export class EmailLinkTokens {
   constructor(

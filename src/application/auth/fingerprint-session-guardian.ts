@@ -23,7 +23,7 @@ interface GuardInput {
 }
 
 /**
- * Hijack detection (contract §5, §3.6): each refresh is compared with the session's reference
+ * Hijack detection: each refresh is compared with the session's reference
  * device; a session used from a device that does not match is flagged, its owner notified, and
  * the refresh refused until the owner proves themselves again — with MFA when they have it
  * (the same session continues), otherwise by signing in again (the session is revoked).
@@ -83,12 +83,12 @@ export class FingerprintSessionGuardian extends SessionGuardian {
     throw error;
   }
 
-  /** A flagged session stays refused until re-verified (§3.6); nothing new is flagged or mailed. */
+  /** A flagged session stays refused until re-verified; nothing new is flagged or mailed. */
   private async refuse(input: GuardInput): Promise<never> {
     throw await this.tx.run(() => this.answer(input));
   }
 
-  /** §3.6: MFA users get a re-verification challenge for this session; others lose the session. */
+  /** MFA users get a re-verification challenge for this session; others lose the session. */
   private async answer({ realm, user, session, client, now }: GuardInput): Promise<DomainError> {
     if (user.mfaEnabled) {
       const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'reverify', sessionId: session.id, now });

@@ -18,7 +18,7 @@ export class ForgotPasswordUseCase {
   /**
    * Emails a 1-hour, single-use reset link (older ones stop working) when the address belongs
    * to an account of the realm that is not suspended; an invited user without a password gets
-   * one too. Returns nothing either way (contract §3.7, no enumeration).
+   * one too. Returns nothing either way (no enumeration).
    */
   async execute(input: { realm: Realm; email: string }): Promise<void> {
     const now = this.clock.now();

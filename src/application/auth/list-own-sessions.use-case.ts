@@ -6,7 +6,7 @@ import { SessionRepository } from '../ports/session.repository';
 
 const PAGE = 100;
 
-/** The caller's live sessions, newest first (contract §3.7, GET /sessions). */
+/** The caller's live sessions, newest first (GET /sessions). */
 @Injectable()
 export class ListOwnSessionsUseCase {
   constructor(

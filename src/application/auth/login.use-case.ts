@@ -43,7 +43,7 @@ export class LoginUseCase {
   ) {}
 
   /**
-   * Password login (contract §3.2). Unknown email and wrong password fail alike, in the same time.
+   * Password login. Unknown email and wrong password fail alike, in the same time.
    * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | VALIDATION_FAILED
    */
   async execute(input: LoginInput): Promise<LoginResult> {
@@ -80,7 +80,7 @@ export class LoginUseCase {
       throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
     }
     if (user.mfaEnabled) {
-      // No session yet: it is opened when the second factor succeeds (contract §3.5).
+      // No session yet: it is opened when the second factor succeeds.
       const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'login', now });
       return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
     }

@@ -19,7 +19,7 @@ export class LogoutUseCase {
   ) {}
 
   /**
-   * Ends the session the refresh token belongs to (contract §3.4); an ended session is a success.
+   * Ends the session the refresh token belongs to; an ended session is a success.
    * @throws DomainError INVALID_TOKEN for a token that never existed (in this realm)
    */
   async execute(input: { realm: Realm; refreshToken: string; client: ClientContext }): Promise<void> {

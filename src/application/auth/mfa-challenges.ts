@@ -8,11 +8,11 @@ import { ClientContext } from './client-context';
 export const MFA_TOKEN_TTL_SECONDS = 300;
 export const MFA_TOKEN_MAX_ATTEMPTS = 5;
 
-/** What an mfaToken carries: the login waiting for its second factor (contract §3.2). */
+/** What an mfaToken carries: the login waiting for its second factor. */
 export interface PendingLogin {
   purpose: 'login' | 'reverify';
   client: ClientContext;
-  /** For `reverify`: the flagged session the verification restores (§3.6). */
+  /** For `reverify`: the flagged session the verification restores. */
   sessionId?: string;
   /** The current WebAuthn challenge bound to this mfaToken, if options were requested. */
   webauthnChallenge?: string;

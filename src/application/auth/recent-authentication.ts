@@ -9,7 +9,7 @@ import { SessionRepository } from '../ports/session.repository';
  * security key): the caller's session must have been opened by a sign-in at most
  * `RECENT_AUTH_MAX_AGE_SECONDS` ago. Refreshing tokens keeps a session alive but is not a new
  * sign-in, so a stolen long-lived session cannot bind the thief's authenticator to the account.
- * Removing a factor asks for the password instead (contract §3.7).
+ * Removing a factor asks for the password instead.
  */
 @Injectable()
 export class RecentAuthentication {

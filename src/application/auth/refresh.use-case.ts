@@ -42,7 +42,7 @@ export class RefreshUseCase {
   }
 
   /**
-   * Rotates a refresh token (contract §3.3): a new token, the old one dead at once. A token
+   * Rotates a refresh token: a new token, the old one dead at once. A token
    * re-presented within the leeway gets the same successor; later, reuse revokes the session.
    * @throws DomainError INVALID_TOKEN | MFA_REQUIRED | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED
    */
@@ -54,7 +54,7 @@ export class RefreshUseCase {
     const now = this.clock.now();
     if (!session.isLive(now, this.config.sessionIdleTimeoutSeconds) || !user.canAuthenticate(now)) throw invalidToken();
 
-    // A token rotated longer ago than the leeway is reuse (§3.3): revocation, whatever the device.
+    // A token rotated longer ago than the leeway is reuse: revocation, whatever the device.
     const reused = token.rotatedAt !== null && now.getTime() - token.rotatedAt.getTime() > this.config.refreshReuseLeewaySeconds * 1000;
     if (!reused) await this.guardian.check({ realm, user, session, client, now });
 

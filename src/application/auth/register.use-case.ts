@@ -32,7 +32,7 @@ export class RegisterUseCase {
   ) {}
 
   /**
-   * Creates the user and queues the verification email in one transaction (contract §3.1).
+   * Creates the user and queues the verification email in one transaction.
    * @throws DomainError VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED
    */
   async execute(input: RegisterInput): Promise<User> {

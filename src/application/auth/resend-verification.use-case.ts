@@ -18,7 +18,7 @@ export class ResendVerificationUseCase {
   /**
    * Sends a fresh verification link (older links stop working) when the address belongs to an
    * unverified, not suspended account of the realm. Returns nothing either way: the caller
-   * answers the same whether or not the address is known (contract §3.7, no enumeration).
+   * answers the same whether or not the address is known (no enumeration).
    */
   async execute(input: { realm: Realm; email: string }): Promise<void> {
     const now = this.clock.now();

@@ -6,7 +6,7 @@ import { Transaction } from '../ports/transaction';
 import { ListOwnSessionsUseCase } from './list-own-sessions.use-case';
 import { revokeByOwner } from './revoke-own-session.use-case';
 
-/** Ends every live session of the caller but the one making the request (contract §3.7, DELETE /sessions). */
+/** Ends every live session of the caller but the one making the request (DELETE /sessions). */
 @Injectable()
 export class RevokeOtherSessionsUseCase {
   constructor(

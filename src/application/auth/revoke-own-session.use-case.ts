@@ -42,7 +42,7 @@ export async function revokeByOwner(
   return true;
 }
 
-/** Ends one of the caller's own sessions (contract §3.7, DELETE /sessions/:id). */
+/** Ends one of the caller's own sessions (DELETE /sessions/:id). */
 @Injectable()
 export class RevokeOwnSessionUseCase {
   constructor(

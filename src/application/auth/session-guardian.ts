@@ -5,8 +5,8 @@ import { User } from '../../domain/user/user';
 import { ClientContext } from './client-context';
 
 /**
- * Compares each use of a session with its reference device (contract §5) and answers a
- * mismatch per §3.6. Extended by hijack detection; this base accepts every use.
+ * Compares each use of a session with its reference device and answers a
+ * mismatch (re-verification or revocation). Extended by hijack detection; this base accepts every use.
  */
 @Injectable()
 export class SessionGuardian {

@@ -17,7 +17,7 @@ export interface TokenSet {
   expiresIn: number;
 }
 
-/** Opens sessions and issues the token pair of contract §2 (shared by login, MFA verify and refresh). */
+/** Opens sessions and issues the token pair (shared by login, MFA verify and refresh). */
 @Injectable()
 export class SessionIssuer {
   constructor(

@@ -11,7 +11,7 @@ export interface WrongPasswordDeps {
 }
 
 /**
- * Counts one wrong password towards the account lockout (atomically, contract §4) and audits
+ * Counts one wrong password towards the account lockout (atomically, the account states) and audits
  * `login.failed`, plus `user.locked` when this failure locks the account. Used wherever a
  * password is checked: login, password change, factor removal.
  */

@@ -15,7 +15,7 @@ export const MAX_BATCHES_PER_RUN = 200;
 export const DELIVERED_EMAIL_RETENTION_DAYS = 7;
 /**
  * Spent one-time tokens are kept a day, so that an expired mfaToken still answers
- * TOKEN_EXPIRED rather than INVALID_TOKEN for a while (contract §3.5).
+ * TOKEN_EXPIRED rather than INVALID_TOKEN for a while.
  */
 export const SPENT_TOKEN_RETENTION_DAYS = 1;
 export const HOUSEKEEPING_LOCK = 'housekeeping';
@@ -40,7 +40,7 @@ export interface HousekeepingOptions {
 }
 
 /**
- * Keeps the database from growing forever and rotates the signing key (contract §10, §11):
+ * Keeps the database from growing forever and rotates the signing key:
  * ended sessions with their refresh tokens after SESSION_RETENTION_DAYS, spent one-time tokens,
  * delivered emails after 7 days, audit events after AUDIT_RETENTION_DAYS; a new signing key
  * every KEY_ROTATION_DAYS, the previous one staying in the JWKS. One instance at a time.

@@ -23,7 +23,7 @@ function message(input: TemplateInput, subject: string, lines: string[], link?: 
   return { realmId: input.realmId, to: input.to, subject: `${subject} — ${input.realmName}`.replace(/[\r\n]+/g, ' '), text, html };
 }
 
-/** Messages of contract §6. Links are built from PUBLIC_URL, never from request headers. */
+/** Messages of the email rules. Links are built from PUBLIC_URL, never from request headers. */
 export const EmailTemplates = {
   verification(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
     const url = `${input.publicUrl}/verify-email?token=${encodeURIComponent(input.token)}`;

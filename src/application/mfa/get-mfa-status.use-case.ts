@@ -17,7 +17,7 @@ export class GetMfaStatusUseCase {
     private readonly credentials: MfaCredentialRepository,
   ) {}
 
-  /** The caller's factors (contract §3.7 GET /mfa); never a secret. @throws DomainError INVALID_TOKEN */
+  /** The caller's factors (the auth API GET /mfa); never a secret. @throws DomainError INVALID_TOKEN */
   async execute(actor: MfaActor): Promise<MfaStatus> {
     const user = await this.account.user(actor);
     const [webauthnCredentials, recoveryCodesRemaining] = await Promise.all([

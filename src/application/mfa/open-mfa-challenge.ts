@@ -9,7 +9,7 @@ export interface OpenChallenge {
 }
 
 /**
- * The live challenge behind a presented mfaToken (contract §3.5).
+ * The live challenge behind a presented mfaToken.
  * @throws DomainError INVALID_TOKEN (unknown, used, dead, other realm) | TOKEN_EXPIRED
  */
 export async function openMfaChallenge(challenges: MfaChallenges, realm: Realm, mfaToken: string, now: Date): Promise<OpenChallenge> {

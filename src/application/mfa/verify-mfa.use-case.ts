@@ -71,8 +71,7 @@ export class VerifyMfaUseCase {
   ) {}
 
   /**
-   * The second step of a login, or the re-verification of a flagged session (contract §3.5,
-   * §3.6). The mfaToken is single use, dies at the 5th wrong code, and only works from the device
+   * The second step of a login, or the re-verification of a flagged session. The mfaToken is single use, dies at the 5th wrong code, and only works from the device
    * it was issued to. A TOTP step and a recovery code are each accepted once, atomically; a
    * WebAuthn challenge is used up by any answer, and a signature counter that goes back is refused.
    * @throws DomainError INVALID_MFA_CODE | INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (malformed fingerprint)
@@ -156,7 +155,7 @@ export class VerifyMfaUseCase {
     );
   }
 
-  /** The mfaToken is tied to the device of the pending login (contract §3.2); a stranger's use kills it. */
+  /** The mfaToken is tied to the device of the pending login; a stranger's use kills it. */
   private async assertSameDevice(
     token: OneTimeToken,
     pending: PendingLogin,
@@ -269,7 +268,7 @@ export class VerifyMfaUseCase {
     return { sessionId: session.id, tokens };
   }
 
-  /** §3.6: the flagged session is restored, the verifying device becomes its reference, earlier refresh tokens die. */
+  /** the flagged session is restored, the verifying device becomes its reference, earlier refresh tokens die. */
   private async reverify(
     realm: Realm,
     user: User,

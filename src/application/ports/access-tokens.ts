@@ -12,7 +12,7 @@ export interface VerifiedAccessToken extends AccessTokenClaims {
   exp: number;
 }
 
-/** Signs and verifies access tokens (asymmetric JWTs, contract §2). */
+/** Signs and verifies access tokens (asymmetric JWTs, the resource shapes). */
 export abstract class AccessTokens {
   abstract issue(claims: AccessTokenClaims, now: Date, ttlSeconds: number): Promise<string>;
   /**

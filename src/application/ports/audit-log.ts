@@ -20,7 +20,7 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** Security and administration events (contract §7). */
+/** Security and administration events. */
 export abstract class AuditLog {
   /** Appends an event; inside a transaction it commits or rolls back with it. Batchable (`Transaction.batch`). */
   abstract record(entry: AuditEntry): Promise<void>;

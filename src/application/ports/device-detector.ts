@@ -1,6 +1,6 @@
 import type { DeviceType } from '../../domain/session/device-fingerprint';
 
-/** What a User-Agent header says about the device (contract §2, Session `device`). */
+/** What a User-Agent header says about the device (Session `device`). */
 export interface DetectedDevice {
   /** Browser or client family, e.g. "Chrome", "Mobile Safari", "curl"; absent when unknown. */
   browser?: string;

@@ -1,4 +1,4 @@
-/** A TOTP secret of a user; pending until `confirmedAt` is set (contract §3.7). */
+/** A TOTP secret of a user; pending until `confirmedAt` is set. */
 export interface TotpCredential {
   userId: string;
   /** The base32 secret, encrypted by `SecretCipher`; never stored in clear. */

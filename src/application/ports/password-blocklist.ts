@@ -1,4 +1,4 @@
-/** Common and breached passwords (contract §3.1). */
+/** Common and breached passwords. */
 export abstract class PasswordBlocklist {
   /** @param candidate the NFKC-normalised, lower-cased password */
   abstract isCommon(candidate: string): boolean;

@@ -31,6 +31,6 @@ export abstract class RefreshTokenRepository {
   abstract rotate(tokenHash: string, successorHash: string, session: Session, now: Date): Promise<boolean>;
   /** The rotation time of a token, read after losing a rotation race. */
   abstract rotatedAt(tokenHash: string): Promise<Date | null>;
-  /** Removes every refresh token of a session, so none issued before now works again (§3.6). */
+  /** Removes every refresh token of a session, so none issued before now works again. */
   abstract deleteAllForSession(sessionId: string): Promise<number>;
 }

@@ -1,4 +1,4 @@
-/** Event types of contract §7. */
+/** Event types of the admin API. */
 export type AuditEventType =
   | 'user.registered'
   | 'user.created'

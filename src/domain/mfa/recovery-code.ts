@@ -1,4 +1,4 @@
-/** Recovery codes (contract §3.7): 10 single-use codes, shown once, kept only as hashes. */
+/** Recovery codes: 10 single-use codes, shown once, kept only as hashes. */
 export const RECOVERY_CODE_COUNT = 10;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -1,15 +1,15 @@
 import { DomainError } from '../errors';
 
-/** Contract §5: the raw `deviceFingerprint` is at most 4 KiB (UTF-8 bytes). */
+/** the raw `deviceFingerprint` is at most 4 KiB (UTF-8 bytes). */
 export const MAX_FINGERPRINT_BYTES = 4096;
-/** Contract §5: a components object has at most 64 keys. */
+/** a components object has at most 64 keys. */
 export const MAX_FINGERPRINT_KEYS = 64;
-/** Contract §5: a string component value has at most 512 characters. */
+/** a string component value has at most 512 characters. */
 export const MAX_COMPONENT_VALUE_LENGTH = 512;
-/** Contract §5: the default of `FINGERPRINT_MATCH_THRESHOLD`. */
+/** the default of `FINGERPRINT_MATCH_THRESHOLD`. */
 export const DEFAULT_FINGERPRINT_MATCH_THRESHOLD = 0.7;
 
-/** Session `device.type` values (contract §2). */
+/** Session `device.type` values. */
 export const DEVICE_TYPES = ['browser', 'mobile', 'desktop', 'api', 'unknown'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
 
@@ -41,7 +41,7 @@ export interface DeviceFingerprint {
   server: ServerObservedComponents;
 }
 
-/** The client component names of contract §5's table. */
+/** The client component names of fingerprint table. */
 export type KnownClientComponent =
   | 'canvas'
   | 'webglVendor'
@@ -130,7 +130,7 @@ export const FINGERPRINT_WEIGHTS: {
 const SERVER_COMPONENTS = Object.keys(FINGERPRINT_WEIGHTS.server) as (keyof ServerObservedComponents)[];
 
 /**
- * Parses the raw `deviceFingerprint` (body field or `X-Device-Fingerprint` header) per contract §5.
+ * Parses the raw `deviceFingerprint` (body field or `X-Device-Fingerprint` header) per the fingerprint rules.
  * A flat JSON object becomes a components map (numbers and booleans normalised to strings);
  * anything else — including JSON that is not an object, such as `42`, `"abc"`, `null` or an
  * array — is one opaque component (trimmed). An absent or blank value gives null.
@@ -329,7 +329,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * How much `observed` looks like the same device as `reference`, in [0, 1]: the weighted share of
  * matching components, with weights from {@link FINGERPRINT_WEIGHTS}.
  *
- * Rules (contract §5):
+ * Rules:
  * - Named components (client keys and server-observed components) match when their values are
  *   equal; each contributes its weight to the total and, when matching, to the score.
  * - The opaque form is compared by {@link stringSimilarity} and contributes weight × similarity.
@@ -379,7 +379,7 @@ export function similarity(reference: DeviceFingerprint, observed: DeviceFingerp
   return Math.round((matched / total) * 1e6) / 1e6;
 }
 
-/** True when a similarity score reaches the match threshold (contract §5: `score ≥ threshold`). */
+/** True when a similarity score reaches the match threshold (`score ≥ threshold`). */
 export function matches(score: number, threshold: number): boolean {
   return score >= threshold;
 }

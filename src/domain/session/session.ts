@@ -32,7 +32,7 @@ export interface SessionState {
   realmId: string;
   userId: string;
   device: SessionDevice;
-  /** What later uses are compared with (§5): recorded at login or accepted at MFA re-verification. */
+  /** What later uses are compared with: recorded at login or accepted at MFA re-verification. */
   referenceFingerprint: unknown;
   ip: string;
   location: SessionLocation;
@@ -136,12 +136,12 @@ export class Session {
     this.state = { ...this.state, revokedAt: now, revokeReason: reason };
   }
 
-  /** A use whose fingerprint did not match the reference (§5). */
+  /** A use whose fingerprint did not match the reference. */
   flagMismatch(score: number, now: Date): void {
     this.state = { ...this.state, status: 'flagged', flag: { reason: 'fingerprint_mismatch', score, flaggedAt: now } };
   }
 
-  /** MFA re-verification (§3.6): the flag clears and the verifying device becomes the reference. */
+  /** MFA re-verification: the flag clears and the verifying device becomes the reference. */
   clearFlag(referenceFingerprint: unknown, fingerprint: string | null, amr: string[]): void {
     this.state = {
       ...this.state,

@@ -4,7 +4,7 @@ import { DomainError } from '../errors';
 const EMAIL = /^[^\s@\p{Cc}"<>()[\]\\,;:]+@[^\s@\p{Cc}"<>()[\]\\,;:]+\.[^\s@\p{Cc}"<>()[\]\\,;:]{2,}$/u;
 
 /**
- * An email address normalised as the contract says — trimmed and lower-cased — and in Unicode
+ * An email address normalised as the API says — trimmed and lower-cased — and in Unicode
  * NFC (RFC 6530 §10.1), so `é` typed precomposed or decomposed is one address for uniqueness,
  * lookups and the per-account failure counter.
  */

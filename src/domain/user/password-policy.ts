@@ -3,7 +3,7 @@ import { DomainError } from '../errors';
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 
-/** NFKC, as hashing and the length rule both see the password (contract §3.1). */
+/** NFKC, as hashing and the length rule both see the password. */
 export function normalisePassword(password: string): string {
   return password.normalize('NFKC');
 }
@@ -15,7 +15,7 @@ export interface PasswordContext {
 }
 
 /**
- * The password rules of contract §3.1: 8–128 Unicode code points after NFKC, not the email,
+ * The password rules of the auth API: 8–128 Unicode code points after NFKC, not the email,
  * not a common password, not built from the account's own context (email local part).
  * No composition rules (NIST 800-63B §5.1.1.2).
  * @throws DomainError VALIDATION_FAILED with a reason on `field`

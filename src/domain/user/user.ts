@@ -35,7 +35,7 @@ export interface LockoutPolicy {
   durationSeconds: number;
 }
 
-/** `name` at register splits at its first space (contract §2). */
+/** `name` at register splits at its first space. */
 export function splitName(name: string): { firstName: string; lastName: string } {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 100) throw DomainError.validation('name', 'must be 1 to 100 characters');
@@ -163,7 +163,7 @@ export class User {
     };
   }
 
-  /** A successful login resets the failure counter (contract §4). */
+  /** A successful login resets the failure counter. */
   recordSuccessfulLogin(now: Date): void {
     // A lock still in force was set after the login checked the status: it stays.
     if (this.statusAt(now) === 'locked') {

@@ -20,7 +20,7 @@ function config(adminRequireMfa = false): AppConfig {
   return c;
 }
 
-describe('adminGrant: who administers which realm (contract §7)', () => {
+describe('adminGrant: who administers which realm', () => {
   it.each([
     ['realm-admin of the realm', 'default', ['realm-admin'], 'default', false, 'realm-admin'],
     ['realm-admin of another realm', 'acme', ['realm-admin'], 'default', false, null],

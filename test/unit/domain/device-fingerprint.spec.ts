@@ -35,7 +35,7 @@ const laptopComponents = {
   lang: 'en-US',
 };
 
-/** All of §5's client keys, as Chrome on a MacBook reports them. */
+/** All of the fingerprint client keys, as Chrome on a MacBook reports them. */
 const fullChromeComponents = {
   ...laptopComponents,
   ua: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',

@@ -3,7 +3,7 @@
  * same device later) and of different-device pairs, scored by `similarity`, with the false-flag
  * rate (benign pairs below the threshold) and the miss rate (different devices at or above it).
  *
- * The corpus models how browsers really report the §5 components; the assumptions (frozen
+ * The corpus models how browsers really report the fingerprint components; the assumptions (frozen
  * User-Agent OS versions, which browser exposes what, how often an update changes a rendering
  * hash) are written next to the code that applies them, and summarised in docs/fingerprint.md.
  * Server-observed components go through the real User-Agent parser and `observeServerComponents`.
@@ -501,7 +501,7 @@ interface Device {
   ip: string;
   viewport: string;
   dnt: string;
-  /** The collector of the client app sends §5's table plus `viewport`, `vendor`, `pdfViewer`. */
+  /** The collector of the client app sends the documented keys plus `viewport`, `vendor`, `pdfViewer`. */
   extendedCollector: boolean;
 }
 
@@ -672,7 +672,7 @@ function platform(d: Device): string {
   }
 }
 
-/** The components object a client collector builds, in §5's key names. */
+/** The components object a client collector builds, in the documented key names. */
 function clientComponents(d: Device): Record<string, string | number | boolean> {
   const { vendor, renderer } = webgl(d);
   const components: Record<string, string | number | boolean> = {

@@ -10,7 +10,7 @@ const reason = (password: string, email = 'alice.smith@example.com') => {
   }
 };
 
-describe('password policy (contract §3.1)', () => {
+describe('password policy', () => {
   it('accepts 8 to 128 code points of any printable text, with no composition rules', () => {
     expect(reason('correct horse battery staple')).toBeNull();
     expect(reason('a'.repeat(7) + 'b')).toBeNull();

@@ -14,7 +14,7 @@ import { AppRequest, clientIp } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { SuccessResponse } from '../openapi/schemas';
 
-/** Email verification and password recovery (contract §3.7). */
+/** Email verification and password recovery. */
 @ApiTags('auth')
 @Controller('api/v1/auth')
 export class AccountController {

@@ -7,7 +7,7 @@ import { ListEventsQuery } from '../dto/admin.dto';
 import { present } from '../presenters';
 import { EventsPage } from '../openapi/schemas';
 
-/** The realm's audit trail (contract §7). */
+/** The realm's audit trail. */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })

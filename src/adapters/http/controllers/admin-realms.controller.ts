@@ -9,7 +9,7 @@ import { CurrentAdmin, SuperAdminOnly } from '../guards/admin.guard';
 import { present } from '../presenters';
 import { RealmResponse, RealmsResponse } from '../openapi/schemas';
 
-/** Realms: super-admin of master only (contract §7). */
+/** Realms: super-admin of master only. */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })

@@ -15,7 +15,7 @@ import { present } from '../presenters';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { RevokedResponse, SessionsPage, SuccessResponse } from '../openapi/schemas';
 
-/** Sessions of a realm and of one user (contract §7). */
+/** Sessions of a realm and of one user. */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })

@@ -22,7 +22,7 @@ import { present } from '../presenters';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PasswordResetResult, SuccessResponse, UserResponse, UsersPage } from '../openapi/schemas';
 
-/** Users of a realm (contract §7). */
+/** Users of a realm. */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })

@@ -29,7 +29,7 @@ export class AuthController {
 
   @Public()
   @RateLimit('register')
-  @ApiOperation({ summary: 'Register (§3.1); a verification email is queued' })
+  @ApiOperation({ summary: 'Register; a verification email is queued' })
   @ApiCreatedResponse({ type: RegisterResponse })
   @ApiErrors('EMAIL_ALREADY_REGISTERED')
   @Post('register')
@@ -44,7 +44,7 @@ export class AuthController {
 
   @Public()
   @RateLimit('login')
-  @ApiOperation({ summary: 'Log in with email and password (§3.2)' })
+  @ApiOperation({ summary: 'Log in with email and password' })
   @ApiOkResponse({ type: LoginResponse, description: 'Tokens, or an mfaToken when the user has MFA', examples: LOGIN_EXAMPLES })
   @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED')
   @Post('login')
@@ -70,7 +70,7 @@ export class AuthController {
 
   @Public()
   @RateLimit('refresh')
-  @ApiOperation({ summary: 'Rotate the refresh token (§3.3): a new pair; the old token stops working' })
+  @ApiOperation({ summary: 'Rotate the refresh token: a new pair; the old token stops working' })
   @ApiOkResponse({ type: TokensResponse })
   @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED')
   @Post('refresh')
@@ -88,7 +88,7 @@ export class AuthController {
   }
 
   @Public()
-  @ApiOperation({ summary: 'Log out (§3.4): revokes the session' })
+  @ApiOperation({ summary: 'Log out: revokes the session' })
   @ApiOkResponse({ type: SuccessResponse })
   @ApiErrors('INVALID_TOKEN')
   @Post('logout')

@@ -9,7 +9,7 @@ import { JwksResponse } from '../openapi/schemas';
 export class JwksController {
   constructor(private readonly accessTokens: AccessTokens) {}
 
-  /** Public keys for resource servers (contract §3.7); at the root, not under /api. */
+  /** Public keys for resource servers; at the root, not under /api. */
   @Public()
   @RealmHeader('none')
   @ApiOperation({ summary: 'Public keys to verify access tokens: the current key and the previous one' })

@@ -5,7 +5,7 @@ import { PrometheusMetrics } from '../../metrics/prometheus-metrics';
 import { Public, RealmHeader } from '../decorators';
 import { METRICS_EXAMPLE } from '../openapi/schemas';
 
-/** Prometheus text format (contract §10). Expose it to the scraper only, at the network level. */
+/** Prometheus text format. Expose it to the scraper only, at the network level. */
 @ApiTags('operations')
 @Public()
 @RealmHeader('none')

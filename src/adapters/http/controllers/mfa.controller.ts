@@ -41,7 +41,7 @@ function actor(realm: Realm, principal: Principal, req: AppRequest): MfaActor {
   return { realm, userId: principal.sub, sessionId: principal.sid, ip: clientIp(req) };
 }
 
-/** The second factor: the login step (§3.5) and the caller's own factors (§3.7). */
+/** The second factor: the login step and the caller's own factors. */
 @ApiTags('mfa')
 @Controller('api/v1/auth/mfa')
 export class MfaController {
@@ -60,7 +60,7 @@ export class MfaController {
 
   @Public()
   @RateLimit('mfaVerify')
-  @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor (§3.5, §3.6)' })
+  @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor' })
   @ApiOkResponse({ type: AuthenticatedResponse })
   @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED')
   @Post('verify')

@@ -11,7 +11,7 @@ import { AppRequest, clientIp } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { OwnSessionsResponse, RevokedResponse, SuccessResponse } from '../openapi/schemas';
 
-/** The caller's own sessions (contract §3.7). */
+/** The caller's own sessions. */
 @ApiTags('auth')
 @ApiBearerAuth()
 @Controller('api/v1/auth/sessions')

@@ -53,7 +53,7 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 
-/** `page` (1-based) and `limit` (1–100) of every list (contract §2). */
+/** `page` (1-based) and `limit` (1–100) of every list. */
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional()

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
-/** Emails are normalised before validation: trimmed (contract §2). */
+/** Emails are normalised before validation: trimmed. */
 export const TrimString = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
 export class RegisterDto {

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { AppRequest } from '../request-context';
 import { renderError } from './render-error';
 
-/** The one filter: every error leaves as the contract's envelope; unexpected ones are logged, never echoed. */
+/** The one filter: every error leaves as the API's error envelope; unexpected ones are logged, never echoed. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');

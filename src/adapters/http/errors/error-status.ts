@@ -1,6 +1,6 @@
 import { DomainErrorCode } from '../../../domain/errors';
 
-/** The only place a code meets an HTTP status (contract §9). */
+/** The only place a code meets an HTTP status. */
 export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   INVALID_VERIFICATION_TOKEN: 400,

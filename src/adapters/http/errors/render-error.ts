@@ -52,7 +52,7 @@ function envelope(code: DomainErrorCode, message: string, extra: Partial<ErrorEn
   return { error: { code, message, status: ERROR_STATUS[code], ...extra } };
 }
 
-/** Renders any thrown value as the contract's error envelope (§1). Nothing internal leaks. */
+/** Renders any thrown value as the API's error envelope. Nothing internal leaks. */
 export function renderError(error: unknown): RenderedError {
   if (error instanceof DomainError) {
     const extra: Partial<ErrorEnvelope['error']> = {};

@@ -7,7 +7,7 @@ import { AppRequest, clientIp } from '../request-context';
 
 const SUPER_ADMIN_ONLY = 'app:super-admin-only';
 
-/** Administrative routes that only a super-admin of master may call (realms, contract §7). */
+/** Administrative routes that only a super-admin of master may call (realms, the admin API). */
 export const SuperAdminOnly = () => SetMetadata(SUPER_ADMIN_ONLY, true);
 
 type AdminRequest = AppRequest & { admin?: AdminActor };
@@ -22,7 +22,7 @@ export const CurrentAdmin = createParamDecorator((_: unknown, ctx: ExecutionCont
 /**
  * Global guard, after RealmGuard and AccessTokenGuard: on routes marked @AdminRoute() the
  * verified token must administer the realm of X-Realm-Id (realm-admin of it, or super-admin of
- * master), else 403 FORBIDDEN (contract §7).
+ * master), else 403 FORBIDDEN.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {

@@ -21,7 +21,7 @@ import { AppRequest, clientIp } from '../request-context';
 const LIMITS = ['login', 'register', 'refresh', 'mfaVerify', 'emailRequests', 'default'] as const satisfies readonly RateLimitName[];
 const MAX_TOKEN_LENGTH = 512;
 
-/** The row of contract §8 a route counts against: the one named by @RateLimit, else `default`. */
+/** The row of the rate-limit table a route counts against: the one named by @RateLimit, else `default`. */
 function limitOf(context: ExecutionContext): RateLimitName {
   return (
     (Reflect.getMetadata(RATE_LIMIT, context.getHandler()) as RateLimitName | undefined) ??
@@ -31,13 +31,13 @@ function limitOf(context: ExecutionContext): RateLimitName {
 }
 
 /**
- * One named throttler per row of contract §8, values from configuration (`count/seconds`). Every
+ * One named throttler per row of the rate-limit table, values from configuration (`count/seconds`). Every
  * named throttler would apply to every route, so each skips all routes but its own: a route
  * counts against exactly one limit.
  */
 export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
   return {
-    setHeaders: false, // RateLimitGuard sends the contract's RateLimit-* headers itself
+    setHeaders: false, // RateLimitGuard sends the RateLimit-* headers itself
     throttlers: LIMITS.map((name) => ({
       name,
       limit: config.rateLimits[name].limit,
@@ -53,7 +53,7 @@ function bodyToken(req: AppRequest, field: string): string | null {
 }
 
 /**
- * Rate limits (contract §8). Runs after RealmGuard and AccessTokenGuard, so the realm and the
+ * Rate limits. Runs after RealmGuard and AccessTokenGuard, so the realm and the
  * principal are known. Keys: login, register and email requests by client IP (Express `req.ip`,
  * which honours TRUST_PROXY only); refresh by the user the refresh token belongs to; MFA verify
  * by the user behind the mfaToken; other routes by the authenticated user, else by IP. Requests

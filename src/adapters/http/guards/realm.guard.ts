@@ -9,7 +9,7 @@ import { AppRequest } from '../request-context';
 
 const CACHE_MS = 30_000;
 
-/** Resolves X-Realm-Id to a realm (contract §1). Known realms are cached briefly; unknown ones never. */
+/** Resolves X-Realm-Id to a realm. Known realms are cached briefly; unknown ones never. */
 @Injectable()
 export class RealmGuard implements CanActivate {
   private readonly cache = new Map<string, { realm: Realm; at: number }>();

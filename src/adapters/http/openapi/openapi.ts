@@ -72,7 +72,7 @@ function metadata<T>(key: string, route: Handler): T | undefined {
   return (Reflect.getMetadata(key, route.handler) as T | undefined) ?? (Reflect.getMetadata(key, route.controller) as T | undefined);
 }
 
-/** The errors every route of this kind can answer (contract §1, §7, §8, §9). */
+/** The errors every route of this kind can answer. */
 function commonErrors(method: string, operation: Operation, route: Handler): DomainErrorCode[] {
   const codes: DomainErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
   const realmMode = metadata<string>(REALM_MODE, route) ?? 'default';
@@ -114,7 +114,7 @@ export function completeDocument(document: OpenAPIObject, routes: Map<string, Ha
           name: 'X-Device-Fingerprint',
           in: 'header',
           required: false,
-          description: 'The device fingerprint, when not in the body (contract §5)',
+          description: 'The device fingerprint, when not in the body',
           schema: { type: 'string', maxLength: 4096 },
         });
       }

@@ -3,7 +3,7 @@ import { AUDIT_EVENT_TYPES } from '../dto/admin.dto';
 import { ERROR_STATUS } from '../errors/error-status';
 
 /*
- * Response shapes of the contract (API.md §2, §3, §7, §10) for the OpenAPI document. They
+ * Response shapes for the OpenAPI document. They
  * describe what presenters.ts produces; nothing at run time uses them.
  */
 
@@ -11,7 +11,7 @@ const ID = { example: '0f8b5a52-3f0e-4a8e-9d55-2b8e0a3c7d11' };
 const AT = { example: '2026-11-25T21:44:00.000Z', format: 'date-time' };
 const MFA_METHODS = ['totp', 'webauthn'];
 
-// ── errors (§1, §9) ──────────────────────────────────────────────────────────────────────────
+// ── errors ──────────────────────────────────────────────────────────────────────────
 
 export class FieldErrorView {
   @ApiProperty({ example: 'email' }) field: string;
@@ -23,14 +23,14 @@ export class ErrorBodyView {
   @ApiProperty({ example: 'email must be an email' }) message: string;
   @ApiProperty({ example: 400, description: 'The HTTP status, repeated' }) status: number;
   @ApiPropertyOptional({ type: [FieldErrorView], description: 'Only on VALIDATION_FAILED' }) details?: FieldErrorView[];
-  @ApiPropertyOptional({ description: 'Only on MFA_REQUIRED: verify it at POST /api/v1/auth/mfa/verify (§3.6)' }) mfaToken?: string;
+  @ApiPropertyOptional({ description: 'Only on MFA_REQUIRED: verify it at POST /api/v1/auth/mfa/verify' }) mfaToken?: string;
 }
 
 export class ErrorEnvelope {
   @ApiProperty({ type: ErrorBodyView }) error: ErrorBodyView;
 }
 
-// ── authentication (§2, §3) ──────────────────────────────────────────────────────────────────
+// ── authentication ──────────────────────────────────────────────────────────────────
 
 export class RegisteredUserView {
   @ApiProperty(ID) id: string;
@@ -86,7 +86,7 @@ export class RevokedResponse extends SuccessResponse {
   @ApiProperty({ example: 2, description: 'How many sessions were revoked' }) revoked: number;
 }
 
-// ── users and sessions (§2) ──────────────────────────────────────────────────────────────────
+// ── users and sessions ──────────────────────────────────────────────────────────────────
 
 export class ProfileView {
   @ApiProperty({ example: 'Alice' }) firstName: string;
@@ -205,7 +205,7 @@ export class RealmsResponse {
   @ApiProperty({ type: [RealmView] }) realms: RealmView[];
 }
 
-// ── MFA (§3.5, §3.7) ─────────────────────────────────────────────────────────────────────────
+// ── MFA ─────────────────────────────────────────────────────────────────────────
 
 export class WebauthnCredentialView {
   @ApiProperty({ example: 'hK3b9…base64url' }) id: string;
@@ -281,7 +281,7 @@ export class PublicKeyCredentialCreationOptionsView {
   @ApiPropertyOptional({ example: 'none' }) attestation?: string;
 }
 
-// ── keys and operations (§3.7, §10) ──────────────────────────────────────────────────────────
+// ── keys and operations ──────────────────────────────────────────────────────────
 
 export class JwkView {
   @ApiProperty({ example: 'EC' }) kty: string;
@@ -347,7 +347,7 @@ export const RESPONSE_SCHEMAS = [
   ReadyResponse,
 ];
 
-/** The two shapes of a successful login (§3.2). */
+/** The two shapes of a successful login. */
 export const LOGIN_EXAMPLES = {
   tokens: {
     summary: 'No MFA: a token pair',
