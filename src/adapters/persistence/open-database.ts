@@ -1,8 +1,6 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { createDataSource } from './data-source';
-import { TypeOrmTransaction } from './typeorm-transaction';
 
 const MIGRATION_LOCK = 7263000;
 
@@ -26,21 +24,4 @@ export async function openDatabase(config: AppConfig): Promise<DataSource> {
     await dataSource.runMigrations({ transaction: 'each' });
   }
   return dataSource;
-}
-
-@Global()
-@Module({
-  providers: [{ provide: DataSource, inject: [AppConfig], useFactory: openDatabase }, TypeOrmTransaction],
-  exports: [DataSource, TypeOrmTransaction],
-})
-export class PersistenceModule implements OnApplicationShutdown {
-  private readonly logger = new Logger('Persistence');
-
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    if (this.dataSource.isInitialized) {
-      await this.dataSource.destroy().catch((error: unknown) => this.logger.warn(`closing the database: ${String(error)}`));
-    }
-  }
 }
