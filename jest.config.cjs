@@ -29,6 +29,7 @@ module.exports = {
         '<rootDir>/test/integration/**/*.spec.ts',
         '<rootDir>/test/contract/**/*.spec.ts',
         '<rootDir>/test/security/**/*.spec.ts',
+        '<rootDir>/test/docs/**/*.e2e-spec.ts',
       ],
     },
   ],
