@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { DpopBinding } from '../application/auth/dpop-binding';
 import { DpopProofVerifier } from '../application/ports/dpop-proof-verifier';
 import { DpopReplayStore } from '../application/ports/dpop-replay-store';
-import { JoseDpopProofVerifier } from '../adapters/crypto/jose-dpop-proof-verifier';
+import { NodeDpopProofVerifier } from '../adapters/crypto/node-dpop-proof-verifier';
 import { MemoryDpopReplayStore } from '../adapters/dpop/memory-dpop-replay-store';
 import { RedisDpopReplayStore } from '../adapters/dpop/redis-dpop-replay-store';
 import { RefreshCookies } from '../adapters/http/refresh-cookies';
@@ -16,7 +16,7 @@ import { AppConfig } from '../config/app-config';
   providers: [
     RefreshCookies,
     DpopBinding,
-    { provide: DpopProofVerifier, useClass: JoseDpopProofVerifier },
+    { provide: DpopProofVerifier, useClass: NodeDpopProofVerifier },
     {
       provide: DpopReplayStore,
       inject: [AppConfig],
