@@ -11,6 +11,7 @@ import { MfaModule } from './modules/mfa.module';
 import { ObservabilityModule } from './modules/observability.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
+import { TokenTransportModule } from './modules/token-transport.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
 @Module({
@@ -22,6 +23,7 @@ import { RateLimitModule } from './modules/rate-limit.module';
     ObservabilityModule,
     MailModule,
     RateLimitModule,
+    TokenTransportModule,
     // Features.
     AuthModule,
     MfaModule,

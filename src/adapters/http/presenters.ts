@@ -17,8 +17,14 @@ export const present = {
     };
   },
 
-  tokens(tokens: TokenSet) {
-    return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn };
+  /** Without `refreshToken` when it travels in a cookie. */
+  tokens(tokens: TokenSet, options: { refreshToken: boolean } = { refreshToken: true }) {
+    return {
+      accessToken: tokens.accessToken,
+      ...(options.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+      expiresIn: tokens.expiresIn,
+      tokenType: tokens.tokenType,
+    };
   },
 
   mfa(user: User) {
@@ -67,6 +73,7 @@ export const present = {
       ip: s.ip,
       location: { country: s.location.country, city: s.location.city },
       status: s.status,
+      dpopBound: session.dpopBound,
       flag: s.flag ? { reason: s.flag.reason, score: s.flag.score, flaggedAt: s.flag.flaggedAt.toISOString() } : null,
       createdAt: s.createdAt.toISOString(),
       lastActiveAt: s.lastActiveAt.toISOString(),

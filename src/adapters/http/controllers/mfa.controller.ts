@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { ConfirmTotpUseCase } from '../../../application/mfa/confirm-totp.use-case';
@@ -23,7 +24,9 @@ import {
   WebauthnRegisterVerifyDto,
 } from '../dto/mfa.dto';
 import { present } from '../presenters';
-import { AppRequest, clientContext, clientIp } from '../request-context';
+import { RefreshCookies } from '../refresh-cookies';
+import { AcceptsDpopProof, IssuesRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
+import { AppRequest, clientContext, clientIp, dpopRequest } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import {
   AuthenticatedResponse,
@@ -56,24 +59,33 @@ export class MfaController {
     private readonly finishRegistration: FinishWebauthnRegistrationUseCase,
     private readonly removeCredential: RemoveWebauthnCredentialUseCase,
     private readonly regenerateCodes: RegenerateRecoveryCodesUseCase,
+    private readonly cookies: RefreshCookies,
   ) {}
 
   @Public()
   @RateLimit('mfaVerify')
   @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor' })
-  @ApiOkResponse({ type: AuthenticatedResponse })
-  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED')
+  @ApiOkResponse({ type: AuthenticatedResponse, headers: SET_REFRESH_COOKIE })
+  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_DPOP_PROOF')
+  @IssuesRefreshCookie()
+  @AcceptsDpopProof('binds')
   @Post('verify')
   @HttpCode(200)
-  async verify(@Body() body: MfaVerifyDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+  async verify(
+    @Body() body: MfaVerifyDto,
+    @CurrentRealm() realm: Realm,
+    @Req() req: AppRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const result = await this.verifyMfa.execute({
       realm,
       mfaToken: body.mfaToken,
       type: body.type,
       code: body.code,
       client: clientContext(req, body.deviceFingerprint),
+      dpop: dpopRequest(req),
     });
-    return { user: present.authUser(result.user), tokens: present.tokens(result.tokens) };
+    return { user: present.authUser(result.user), tokens: this.cookies.deliver(req, res, realm.id, result.tokens) };
   }
 
   @Public()
