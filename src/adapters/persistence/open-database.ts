@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { createDataSource } from './data-source';
+import { lockDataDir } from './data-dir-lock';
 
 const MIGRATION_LOCK = 7263000;
 
@@ -10,7 +11,21 @@ const MIGRATION_LOCK = 7263000;
  */
 export async function openDatabase(config: AppConfig): Promise<DataSource> {
   const dataSource = createDataSource(config);
-  await dataSource.initialize();
+  // The embedded database is one process's: a second (the CLI beside a running server) is told so.
+  if (!config.databaseUrl && config.dataDir !== 'memory') {
+    const release = lockDataDir(config.dataDir);
+    const destroy = dataSource.destroy.bind(dataSource);
+    dataSource.destroy = () => destroy().finally(release);
+    process.once('exit', release);
+    try {
+      await dataSource.initialize();
+    } catch (error) {
+      release();
+      throw error;
+    }
+  } else {
+    await dataSource.initialize();
+  }
   if (config.databaseUrl) {
     const runner = dataSource.createQueryRunner();
     try {
