@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { createDataSource } from './data-source';
+import { createDataSource, EmbeddedDatabaseOptions } from './data-source';
 import { lockDataDir } from './data-dir-lock';
 
 const MIGRATION_LOCK = 7263000;
@@ -9,8 +9,8 @@ const MIGRATION_LOCK = 7263000;
  * Opens the database and applies pending migrations before anything else starts. On a
  * PostgreSQL server an advisory lock keeps instances starting together from migrating twice.
  */
-export async function openDatabase(config: AppConfig): Promise<DataSource> {
-  const dataSource = createDataSource(config);
+export async function openDatabase(config: AppConfig, embedded: EmbeddedDatabaseOptions = {}): Promise<DataSource> {
+  const dataSource = createDataSource(config, embedded);
   // The embedded database is one process's: a second (the CLI beside a running server) is told so.
   if (!config.databaseUrl && config.dataDir !== 'memory') {
     const release = lockDataDir(config.dataDir);
