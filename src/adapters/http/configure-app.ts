@@ -8,7 +8,7 @@ import { HTTP_LOGGER } from './logging/logging.module';
 import { PinoNestLogger } from './logging/pino-nest-logger';
 import { httpMetrics } from './metrics.middleware';
 import { corsPolicy, endDeclinedPreflights, securityHeaders, varyOnOrigin } from './security-headers';
-import { jsonBody, noStore, requestId } from './middleware';
+import { inSequence, jsonBody, noStore, requestId, under } from './middleware';
 import { setupOpenApi } from './openapi/openapi';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -22,16 +22,19 @@ export function configureApp(app: INestApplication): void {
   // and Express would hash every body (SHA-1 of up to 64 KiB) to make one.
   express.set('etag', false);
   answerClientErrors(app.getHttpServer());
-  express.use(requestId);
   app.useLogger(app.get(PinoNestLogger));
-  express.use(app.get<RequestHandler>(HTTP_LOGGER));
-  express.use(httpMetrics(app.get(PrometheusMetrics)));
-  express.use(securityHeaders());
-  if (config.corsOrigins.length > 0) express.use(varyOnOrigin);
+  // Every request runs these, in this order; each group is one Express layer (see inSequence).
+  express.use(
+    inSequence(
+      requestId,
+      app.get<RequestHandler>(HTTP_LOGGER),
+      httpMetrics(app.get(PrometheusMetrics)),
+      securityHeaders(),
+      ...(config.corsOrigins.length > 0 ? [varyOnOrigin] : []),
+    ),
+  );
   app.enableCors(corsPolicy(config.corsOrigins));
-  express.use(endDeclinedPreflights);
-  express.use(['/api', '/v1'], noStore);
-  express.use(jsonBody);
+  express.use(inSequence(endDeclinedPreflights, under(['/api', '/v1'], noStore), jsonBody));
   app.useGlobalPipes(new AppValidationPipe());
   setupOpenApi(app);
 }

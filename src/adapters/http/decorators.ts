@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
 import { Principal } from '../../application/auth/authenticate.use-case';
 import { AppConfig } from '../../config/app-config';
 import { Realm } from '../../domain/realm/realm';
@@ -40,3 +41,23 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   if (!principal) throw new Error('AccessTokenGuard did not run for this route');
   return principal;
 });
+
+/** Route metadata by controller class, then handler, then key; decorators are fixed once the app is built. */
+const routeMetadataCache = new WeakMap<object, WeakMap<object, Map<string, unknown>>>();
+
+/**
+ * `reflector.getAllAndOverride(key, [handler, class])`, remembered per route: the guards ask
+ * for the same few keys on every request, and reflect-metadata walks prototype chains each time.
+ */
+export function routeMetadata<T>(reflector: Reflector, key: string, context: ExecutionContext): T | undefined {
+  const handler = context.getHandler();
+  const controller = context.getClass();
+  let byHandler = routeMetadataCache.get(controller);
+  if (byHandler === undefined) routeMetadataCache.set(controller, (byHandler = new WeakMap()));
+  let values = byHandler.get(handler);
+  if (values === undefined) byHandler.set(handler, (values = new Map()));
+  if (values.has(key)) return values.get(key) as T | undefined;
+  const value = reflector.getAllAndOverride<T | undefined>(key, [handler, controller]);
+  values.set(key, value);
+  return value;
+}

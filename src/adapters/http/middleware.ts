@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../../domain/errors';
 import { renderError } from './errors/render-error';
 import { AppRequest } from './request-context';
@@ -28,6 +28,49 @@ export function noStore(_req: Request, res: Response, next: NextFunction): void 
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Pragma', 'no-cache');
   next();
+}
+
+/**
+ * `handler` for requests under one of `prefixes` (`/api` matches `/api` and `/api/…`, any case,
+ * as Express's `app.use(prefixes, handler)` does; the handler sees the full URL); others pass.
+ */
+export function under(prefixes: readonly string[], handler: RequestHandler): RequestHandler {
+  const lower = prefixes.map((prefix) => prefix.toLowerCase());
+  return (req, res, next) => {
+    const url = req.url;
+    for (const prefix of lower) {
+      if (url.length >= prefix.length && url.slice(0, prefix.length).toLowerCase() === prefix) {
+        const after = url.charCodeAt(prefix.length);
+        // the end of the path, '/' or the query (Express's mount-path boundary)
+        if (Number.isNaN(after) || after === 0x2f || after === 0x3f) return handler(req, res, next);
+      }
+    }
+    next();
+  };
+}
+
+/**
+ * Middleware run one after another as a single Express layer. Express's router does per-layer
+ * work on every request (path matching, prefix trimming, parameter processing); the global
+ * middleware run for every request, so they share one layer. A handler's `next(error)` (or a
+ * throw) skips the rest and hands the error to Express, as separate layers would.
+ */
+export function inSequence(...handlers: RequestHandler[]): RequestHandler {
+  return (req, res, done) => {
+    let index = 0;
+    const next = (error?: unknown): void => {
+      if (error !== undefined && error !== null && error !== 'route') return done(error);
+      const handler = handlers[index++];
+      if (handler === undefined) return done();
+      try {
+        const returned = handler(req, res, next) as unknown;
+        if (returned instanceof Promise) returned.catch(done);
+      } catch (thrown) {
+        done(thrown);
+      }
+    };
+    next();
+  };
 }
 
 function hasBody(req: Request): boolean {

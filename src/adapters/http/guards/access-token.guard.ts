@@ -5,7 +5,7 @@ import { AuthenticateUseCase, Principal } from '../../../application/auth/authen
 import { DpopBinding } from '../../../application/auth/dpop-binding';
 import { Clock } from '../../../application/ports/clock';
 import { DomainError } from '../../../domain/errors';
-import { IS_ADMIN, IS_PUBLIC } from '../decorators';
+import { IS_ADMIN, IS_PUBLIC, routeMetadata } from '../decorators';
 import { DPOP_CHALLENGE } from '../errors/render-error';
 import { AppRequest, dpopRequest } from '../request-context';
 
@@ -27,8 +27,7 @@ export class AccessTokenGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    if (routeMetadata<boolean>(this.reflector, IS_PUBLIC, context)) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<AppRequest>();
     const match = AUTHORIZATION.exec(req.headers.authorization ?? '');
@@ -44,7 +43,7 @@ export class AccessTokenGuard implements CanActivate {
       throw new DomainError('INVALID_TOKEN', 'This access token is not DPoP-bound: send it as Bearer');
     }
     // Admin routes decide realm access themselves (a super-admin administers every realm).
-    if (!this.reflector.getAllAndOverride<boolean>(IS_ADMIN, targets) && principal.realm !== req.realm?.id) {
+    if (!routeMetadata<boolean>(this.reflector, IS_ADMIN, context) && principal.realm !== req.realm?.id) {
       throw new DomainError('INVALID_TOKEN', 'The access token belongs to another realm');
     }
     req.principal = principal;

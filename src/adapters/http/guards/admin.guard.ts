@@ -2,7 +2,7 @@ import { CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMet
 import { Reflector } from '@nestjs/core';
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { AuthorizeAdminUseCase } from '../../../application/admin/authorize-admin.use-case';
-import { IS_ADMIN } from '../decorators';
+import { IS_ADMIN, routeMetadata } from '../decorators';
 import { AppRequest, clientIp } from '../request-context';
 
 const SUPER_ADMIN_ONLY = 'app:super-admin-only';
@@ -32,15 +32,14 @@ export class AdminGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (!this.reflector.getAllAndOverride<boolean>(IS_ADMIN, targets)) return true;
+    if (!routeMetadata<boolean>(this.reflector, IS_ADMIN, context)) return true;
     const req = context.switchToHttp().getRequest<AdminRequest>();
     if (!req.principal || !req.realm) throw new Error('AdminGuard runs after RealmGuard and AccessTokenGuard');
     req.admin = await this.authorize.execute({
       principal: req.principal,
       account: req.principal.user,
       realmId: req.realm.id,
-      superAdminOnly: this.reflector.getAllAndOverride<boolean>(SUPER_ADMIN_ONLY, targets) ?? false,
+      superAdminOnly: routeMetadata<boolean>(this.reflector, SUPER_ADMIN_ONLY, context) ?? false,
       ip: clientIp(req),
     });
     return true;

@@ -7,6 +7,7 @@ import {
   normalizeIp,
   ThrottlerGuard,
   ThrottlerModuleOptions,
+  ThrottlerOptions,
   ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
@@ -72,6 +73,56 @@ export class RateLimitGuard extends ThrottlerGuard {
     private readonly cookies: RefreshCookies,
   ) {
     super(options, storage, reflector);
+  }
+
+  /** Per route: the one throttler it counts against, or null when the base class must decide (overrides present). */
+  private readonly plans = new WeakMap<object, WeakMap<object, ThrottlerOptions | null>>();
+
+  /**
+   * Each route counts against exactly one named limit (every other throttler's skipIf says so), with
+   * that limit's configured values. The base class finds this out on every request by asking each
+   * of the six throttlers for its skip flag and its per-route overrides (some thirty metadata
+   * look-ups and awaits); the answer is fixed per route, so it is worked out once. A route that
+   * carries any @Throttle/@SkipThrottle metadata goes through the base class as before.
+   */
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const throttler = this.planOf(context);
+    if (throttler === null) return super.canActivate(context);
+    const ttl = throttler.ttl as number;
+    return this.handleRequest({
+      context,
+      limit: throttler.limit as number,
+      ttl,
+      blockDuration: (throttler.blockDuration as number | undefined) ?? ttl,
+      throttler,
+      getTracker: this.commonOptions.getTracker!,
+      generateKey: this.commonOptions.generateKey!,
+    });
+  }
+
+  private planOf(context: ExecutionContext): ThrottlerOptions | null {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.plans.get(controller);
+    if (byHandler === undefined) this.plans.set(controller, (byHandler = new WeakMap()));
+    let plan = byHandler.get(handler);
+    if (plan === undefined) {
+      const name = limitOf(context);
+      const throttler = this.throttlers.find((t) => t.name === name);
+      const overridden = [handler, controller].some((target) =>
+        Reflect.getMetadataKeys(target).some((key) => typeof key === 'string' && key.startsWith('THROTTLER:')),
+      );
+      const plain =
+        throttler !== undefined &&
+        typeof throttler.limit === 'number' &&
+        typeof throttler.ttl === 'number' &&
+        (throttler.blockDuration === undefined || typeof throttler.blockDuration === 'number') &&
+        throttler.ignoreUserAgents === undefined &&
+        this.commonOptions.ignoreUserAgents === undefined;
+      plan = plain && !overridden ? throttler : null;
+      byHandler.set(handler, plan);
+    }
+    return plan;
   }
 
   protected override async handleRequest({ context, limit, ttl, blockDuration, throttler }: ThrottlerRequest): Promise<boolean> {
