@@ -7,7 +7,6 @@ import { LogMailTransport } from '../adapters/mail/log-mail-transport';
 import { OutboxDispatcher } from '../adapters/mail/outbox-dispatcher';
 import { OutboxMailer } from '../adapters/mail/outbox-mailer';
 import { OutboxReadinessProbe } from '../adapters/mail/outbox-readiness-probe';
-import { SmtpMailTransport } from '../adapters/mail/smtp-mail-transport';
 import { AppConfig } from '../config/app-config';
 
 /** Email: the account messages, queued to the outbox in the caller's transaction and sent by the dispatcher. */
@@ -18,7 +17,13 @@ import { AppConfig } from '../config/app-config';
     {
       provide: MailTransport,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => (config.smtpUrl ? new SmtpMailTransport(config) : new LogMailTransport()),
+      // nodemailer (~2 MB of heap) is loaded only by instances that send through SMTP.
+      useFactory: (config: AppConfig): MailTransport => {
+        if (!config.smtpUrl) return new LogMailTransport();
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const smtp = require('../adapters/mail/smtp-mail-transport') as typeof import('../adapters/mail/smtp-mail-transport');
+        return new smtp.SmtpMailTransport(config);
+      },
     },
     OutboxDispatcher,
     OutboxReadinessProbe,

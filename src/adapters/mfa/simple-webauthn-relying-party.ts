@@ -1,12 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
 import {
   AssertionCheck,
@@ -22,6 +15,22 @@ import { DomainError } from '../../domain/errors';
 export const WEBAUTHN_TIMEOUT_MS = 300_000;
 /** WebAuthn §5.1: credential ids are at most 1023 bytes. */
 const MAX_CREDENTIAL_ID_BYTES = 1023;
+
+const load = () => import('@simplewebauthn/server');
+type WebAuthnLibrary = Awaited<ReturnType<typeof load>>;
+let library: Promise<WebAuthnLibrary> | null = null;
+
+/**
+ * @simplewebauthn/server and its ASN.1/X.509 dependencies hold ~4 MB of heap; they are loaded on
+ * the first WebAuthn ceremony, so instances (and hours) without one do not carry them.
+ */
+function webauthn(): Promise<WebAuthnLibrary> {
+  library ??= load();
+  return library;
+}
+
+/** base64url as WebAuthn's clientDataJSON uses it (padding tolerated), without loading the library. */
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 function descriptors(list: CredentialDescriptor[]) {
   return list.map((c) => ({ id: c.id, transports: c.transports as AuthenticatorTransport[] }));
@@ -48,6 +57,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     displayName: string;
     exclude: CredentialDescriptor[];
   }): Promise<CeremonyOptions> {
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: this.config.webauthnRpName,
       rpID: this.config.webauthnRpId,
@@ -64,7 +74,8 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
 
   async verifyRegistration(response: unknown, expectedChallenge: string): Promise<NewWebauthnCredential> {
     if (!asObject(response)) throw invalidResponse('must be a registration response object');
-    let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    const { verifyRegistrationResponse } = await webauthn();
+    let result: Awaited<ReturnType<WebAuthnLibrary['verifyRegistrationResponse']>>;
     try {
       result = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
@@ -79,7 +90,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     }
     if (!result.verified) throw invalidResponse('could not be verified');
     const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
-    if (isoBase64URL.toBuffer(credential.id).length > MAX_CREDENTIAL_ID_BYTES)
+    if (Buffer.from(credential.id, 'base64url').length > MAX_CREDENTIAL_ID_BYTES)
       throw invalidResponse('has a credential id longer than 1023 bytes');
     return {
       id: credential.id,
@@ -92,6 +103,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
   }
 
   async authenticationOptions(allow: CredentialDescriptor[]): Promise<CeremonyOptions> {
+    const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID: this.config.webauthnRpId,
       allowCredentials: descriptors(allow),
@@ -103,6 +115,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
 
   async verifyAuthentication(response: unknown, expectedChallenge: string, credential: WebauthnCredential): Promise<AssertionCheck> {
     if (!asObject(response)) return { verified: false, reason: 'not_an_object' };
+    const { verifyAuthenticationResponse } = await webauthn();
     try {
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
@@ -128,9 +141,10 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
 
   challengeOf(response: unknown): string | null {
     const clientDataJSON = asObject(asObject(response)?.response)?.clientDataJSON;
-    if (typeof clientDataJSON !== 'string' || clientDataJSON.length > 8192 || !isoBase64URL.isBase64URL(clientDataJSON)) return null;
+    if (typeof clientDataJSON !== 'string' || clientDataJSON.length > 8192 || !BASE64URL.test(clientDataJSON.replace(/=/g, '')))
+      return null;
     try {
-      const parsed = asObject(JSON.parse(isoBase64URL.toUTF8String(clientDataJSON)));
+      const parsed = asObject(JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')));
       return typeof parsed?.challenge === 'string' ? parsed.challenge : null;
     } catch {
       return null;
