@@ -137,10 +137,11 @@ import { RateLimitStorage } from './adapters/rate-limit/rate-limit-storage';
 import { RateLimitStorageProbe } from './adapters/rate-limit/rate-limit-storage.probe';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { TokenTransportModule } from './modules/token-transport.module';
 
 /** The composition root: every port is bound to its adapter here. */
 @Module({
-  imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({})],
+  imports: [ConfigModule, LoggingModule, PersistenceModule, JwtModule.register({}), TokenTransportModule],
   controllers: [
     AuthController,
     MfaController,

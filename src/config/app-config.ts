@@ -48,6 +48,10 @@ export class AppConfig {
   webauthnRpName: string;
   webauthnOrigins: string[];
   corsOrigins: string[];
+  /** The service's own public base URL, without a trailing slash: DPoP `htu` and the cookie-transport origin check. */
+  apiUrl: string;
+  /** How far a DPoP proof's `iat` may be from the server clock, either way. */
+  dpopProofMaxAgeSeconds: number;
   logLevel: string;
   /** 32-byte key (base64) for encrypting TOTP secrets; null → a key generated and kept in the database. */
   mfaEncryptionKey: string | null;

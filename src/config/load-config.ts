@@ -150,6 +150,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   for (const origin of config.webauthnOrigins) url({ WEBAUTHN_ORIGINS: origin }, 'WEBAUTHN_ORIGINS', null, ['http:', 'https:']);
   config.corsOrigins = list(env, 'CORS_ORIGINS');
   for (const origin of config.corsOrigins) url({ CORS_ORIGINS: origin }, 'CORS_ORIGINS', null, ['http:', 'https:']);
+  config.apiUrl = (url(env, 'API_URL', `http://localhost:${config.port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
+  if (/[?#]/.test(config.apiUrl)) throw new ConfigError('API_URL', 'must not contain a query or a fragment');
+  config.dpopProofMaxAgeSeconds = int(env, 'DPOP_PROOF_MAX_AGE_SECONDS', 60, 1, 3600);
   config.logLevel = str(env, 'LOG_LEVEL', 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);

@@ -118,7 +118,7 @@ describe('auth: register, login, refresh, logout, me', () => {
       expect(res.headers.etag).toBeUndefined();
       expect(res.body).toEqual({
         user: { id, email, emailVerified: false, mfaEnabled: false },
-        tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 },
+        tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900, tokenType: 'Bearer' },
         requiresMfa: false,
       });
       const { header, payload } = decode(res.body.tokens.accessToken);
@@ -171,7 +171,9 @@ describe('auth: register, login, refresh, logout, me', () => {
       const user = await signedInUser(t);
       const first = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 } });
+      expect(first.body).toEqual({
+        tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900, tokenType: 'Bearer' },
+      });
       expect(first.body.tokens.refreshToken).not.toBe(user.refreshToken);
       const next = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: first.body.tokens.refreshToken });
       expect(next.status).toBe(200);

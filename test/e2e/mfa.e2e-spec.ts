@@ -343,7 +343,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => 
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         user: { id: user.id, email: user.email, emailVerified: false, mfaEnabled: true },
-        tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 },
+        tokens: { accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900, tokenType: 'Bearer' },
       });
       expect(await sessionCount(t, user.id)).toBe(sessionsBefore + 1);
       const claims = decodeJwt(res.body.tokens.accessToken);

@@ -40,7 +40,9 @@ describe('security headers and CORS (CORS_ORIGINS)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-allow-methods']).toContain('POST');
-    expect(res.headers['access-control-allow-headers']).toBe('Authorization,Content-Type,X-Realm-Id,X-Device-Fingerprint,X-Request-Id');
+    expect(res.headers['access-control-allow-headers']).toBe(
+      'Authorization,Content-Type,X-Realm-Id,X-Device-Fingerprint,X-Request-Id,X-Refresh-Token-Transport,DPoP',
+    );
     expect(res.headers['access-control-max-age']).toBe('600');
   });
 

@@ -7,7 +7,7 @@ import { answerClientErrors } from './client-errors';
 import { PrometheusMetrics } from '../metrics/prometheus-metrics';
 import { HTTP_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics.middleware';
-import { corsPolicy, securityHeaders, varyOnOrigin } from './security-headers';
+import { corsPolicy, endDeclinedPreflights, securityHeaders, varyOnOrigin } from './security-headers';
 import { jsonBody, noStore, requestId } from './middleware';
 import { setupOpenApi } from './openapi/openapi';
 import { AppValidationPipe } from './validation.pipe';
@@ -29,6 +29,7 @@ export function configureApp(app: INestApplication): void {
   express.use(securityHeaders());
   if (config.corsOrigins.length > 0) express.use(varyOnOrigin);
   app.enableCors(corsPolicy(config.corsOrigins));
+  express.use(endDeclinedPreflights);
   express.use(['/api', '/v1'], noStore);
   express.use(jsonBody);
   app.useGlobalPipes(new AppValidationPipe());

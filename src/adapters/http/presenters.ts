@@ -17,8 +17,14 @@ export const present = {
     };
   },
 
-  tokens(tokens: TokenSet) {
-    return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn };
+  /** Without `refreshToken` when it travels in a cookie. */
+  tokens(tokens: TokenSet, options: { refreshToken: boolean } = { refreshToken: true }) {
+    return {
+      accessToken: tokens.accessToken,
+      ...(options.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+      expiresIn: tokens.expiresIn,
+      tokenType: tokens.tokenType,
+    };
   },
 
   mfa(user: User) {

@@ -3,10 +3,26 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /** Headers a browser client may send and read. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Realm-Id', 'X-Device-Fingerprint', 'X-Request-Id'];
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-Realm-Id',
+  'X-Device-Fingerprint',
+  'X-Request-Id',
+  'X-Refresh-Token-Transport',
+  'DPoP',
+];
 type CorsSetting = NonNullable<Parameters<INestApplication['enableCors']>[0]>;
 
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'Retry-After',
+  'WWW-Authenticate',
+  'DPoP-Nonce',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+];
 
 /**
  * helmet's security headers. API answers are JSON that no page should render or frame
@@ -66,5 +82,17 @@ export function corsPolicy(origins: string[]): CorsSetting {
 /** Answers differ by Origin: caches must keep them apart. */
 export function varyOnOrigin(_req: Request, res: Response, next: NextFunction): void {
   res.vary('Origin');
+  next();
+}
+
+/**
+ * A preflight the CORS policy declined (an unlisted origin) ends here with 204 and no CORS headers,
+ * so the browser refuses the real request; it would otherwise reach the router and answer 404.
+ */
+export function endDeclinedPreflights(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+    res.status(204).end();
+    return;
+  }
   next();
 }

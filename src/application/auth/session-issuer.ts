@@ -15,6 +15,10 @@ export interface TokenSet {
   accessToken: string;
   refreshToken: string;
   expiresIn: number;
+  /** `DPoP` for a session bound to a key, else `Bearer`. */
+  tokenType: 'Bearer' | 'DPoP';
+  /** Seconds until the session's absolute end: how long the refresh token can live at most. */
+  refreshExpiresIn: number;
 }
 
 /** Opens sessions and issues the token pair (shared by login, MFA verify and refresh). */
@@ -81,6 +85,7 @@ export class SessionIssuer {
       now,
       expiresIn,
     );
-    return { accessToken, refreshToken, expiresIn };
+    const refreshExpiresIn = Math.max(0, Math.ceil((session.maxExpiresAt.getTime() - now.getTime()) / 1000));
+    return { accessToken, refreshToken, expiresIn, tokenType: 'Bearer', refreshExpiresIn };
   }
 }

@@ -113,6 +113,10 @@ export class Session {
   get revokedAt(): Date | null {
     return this.state.revokedAt;
   }
+  /** Absolute end of the session, whatever its use. */
+  get maxExpiresAt(): Date {
+    return this.state.maxExpiresAt;
+  }
 
   /** When refresh stops working: the earlier of idle timeout and absolute lifetime. */
   expiresAt(idleTimeoutSeconds: number): Date {

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { GetMeUseCase } from '../../../application/auth/get-me.use-case';
@@ -11,6 +12,8 @@ import { Realm } from '../../../domain/realm/realm';
 import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
 import { present } from '../presenters';
+import { RefreshCookies } from '../refresh-cookies';
+import { CLEAR_REFRESH_COOKIE, IssuesRefreshCookie, ReadsRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
 import { AppRequest, clientContext, clientIp } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { LOGIN_EXAMPLES, LoginResponse, RegisterResponse, SuccessResponse, TokensResponse, UserResponse } from '../openapi/schemas';
@@ -25,6 +28,7 @@ export class AuthController {
     private readonly logout: LogoutUseCase,
     private readonly getMe: GetMeUseCase,
     private readonly clock: Clock,
+    private readonly cookies: RefreshCookies,
   ) {}
 
   @Public()
@@ -45,11 +49,17 @@ export class AuthController {
   @Public()
   @RateLimit('login')
   @ApiOperation({ summary: 'Log in with email and password' })
-  @ApiOkResponse({ type: LoginResponse, description: 'Tokens, or an mfaToken when the user has MFA', examples: LOGIN_EXAMPLES })
+  @ApiOkResponse({
+    type: LoginResponse,
+    description: 'Tokens, or an mfaToken when the user has MFA',
+    examples: LOGIN_EXAMPLES,
+    headers: SET_REFRESH_COOKIE,
+  })
   @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED')
+  @IssuesRefreshCookie()
   @Post('login')
   @HttpCode(200)
-  async signIn(@Body() body: LoginDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+  async signIn(@Body() body: LoginDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest, @Res({ passthrough: true }) res: Response) {
     const result = await this.login.execute({
       realm,
       email: body.email,
@@ -65,36 +75,39 @@ export class AuthController {
         mfaMethods: result.methods,
       };
     }
-    return { user: present.authUser(result.user), tokens: present.tokens(result.tokens), requiresMfa: false };
+    return { user: present.authUser(result.user), tokens: this.cookies.deliver(req, res, realm.id, result.tokens), requiresMfa: false };
   }
 
   @Public()
   @RateLimit('refresh')
   @ApiOperation({ summary: 'Rotate the refresh token: a new pair; the old token stops working' })
-  @ApiOkResponse({ type: TokensResponse })
-  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED')
+  @ApiOkResponse({ type: TokensResponse, headers: SET_REFRESH_COOKIE })
+  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED', 'FORBIDDEN')
+  @ReadsRefreshCookie()
   @Post('refresh')
   @HttpCode(200)
-  async rotate(@Body() body: RefreshDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
-    const { tokens } = await this.refresh.execute(
-      {
-        realm,
-        refreshToken: body.refreshToken,
-        client: clientContext(req, body.deviceFingerprint),
-      },
-      req.refreshTokenContext,
+  async rotate(@Body() body: RefreshDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest, @Res({ passthrough: true }) res: Response) {
+    const refreshToken = this.cookies.tokenOf(req, realm.id, body.refreshToken);
+    // A refused token is dead for good: the browser may as well forget the cookie.
+    const { tokens } = await this.cookies.clearingOn(['INVALID_TOKEN', 'REAUTHENTICATION_REQUIRED'], req, res, realm.id, () =>
+      this.refresh.execute({ realm, refreshToken, client: clientContext(req, body.deviceFingerprint) }, req.refreshTokenContext),
     );
-    return { tokens: present.tokens(tokens) };
+    return { tokens: this.cookies.deliver(req, res, realm.id, tokens) };
   }
 
   @Public()
   @ApiOperation({ summary: 'Log out: revokes the session' })
-  @ApiOkResponse({ type: SuccessResponse })
-  @ApiErrors('INVALID_TOKEN')
+  @ApiOkResponse({ type: SuccessResponse, headers: CLEAR_REFRESH_COOKIE })
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN')
+  @ReadsRefreshCookie()
   @Post('logout')
   @HttpCode(200)
-  async signOut(@Body() body: LogoutDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
-    await this.logout.execute({ realm, refreshToken: body.refreshToken, client: clientContext(req) });
+  async signOut(@Body() body: LogoutDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest, @Res({ passthrough: true }) res: Response) {
+    const refreshToken = this.cookies.tokenOf(req, realm.id, body.refreshToken);
+    await this.cookies.clearingOn(['INVALID_TOKEN'], req, res, realm.id, () =>
+      this.logout.execute({ realm, refreshToken, client: clientContext(req) }),
+    );
+    this.cookies.clear(res, realm.id);
     return { success: true };
   }
 

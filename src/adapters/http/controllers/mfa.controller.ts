@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
 import { ConfirmTotpUseCase } from '../../../application/mfa/confirm-totp.use-case';
@@ -23,6 +24,8 @@ import {
   WebauthnRegisterVerifyDto,
 } from '../dto/mfa.dto';
 import { present } from '../presenters';
+import { RefreshCookies } from '../refresh-cookies';
+import { IssuesRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
 import { AppRequest, clientContext, clientIp } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import {
@@ -56,16 +59,23 @@ export class MfaController {
     private readonly finishRegistration: FinishWebauthnRegistrationUseCase,
     private readonly removeCredential: RemoveWebauthnCredentialUseCase,
     private readonly regenerateCodes: RegenerateRecoveryCodesUseCase,
+    private readonly cookies: RefreshCookies,
   ) {}
 
   @Public()
   @RateLimit('mfaVerify')
   @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor' })
-  @ApiOkResponse({ type: AuthenticatedResponse })
+  @ApiOkResponse({ type: AuthenticatedResponse, headers: SET_REFRESH_COOKIE })
   @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED')
+  @IssuesRefreshCookie()
   @Post('verify')
   @HttpCode(200)
-  async verify(@Body() body: MfaVerifyDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
+  async verify(
+    @Body() body: MfaVerifyDto,
+    @CurrentRealm() realm: Realm,
+    @Req() req: AppRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const result = await this.verifyMfa.execute({
       realm,
       mfaToken: body.mfaToken,
@@ -73,7 +83,7 @@ export class MfaController {
       code: body.code,
       client: clientContext(req, body.deviceFingerprint),
     });
-    return { user: present.authUser(result.user), tokens: present.tokens(result.tokens) };
+    return { user: present.authUser(result.user), tokens: this.cookies.deliver(req, res, realm.id, result.tokens) };
   }
 
   @Public()

@@ -45,11 +45,16 @@ export class LoginDto {
   deviceFingerprint?: string;
 }
 
+const REFRESH_TOKEN_FIELD = {
+  description: 'The refresh token; may be omitted when it travels in the `__Host-refresh-<realmId>` cookie',
+};
+
 export class RefreshDto {
-  @ApiProperty()
+  @ApiPropertyOptional(REFRESH_TOKEN_FIELD)
+  @IsOptional()
   @IsString()
   @MaxLength(1024)
-  refreshToken: string;
+  refreshToken?: string;
 
   @ApiPropertyOptional()
   @IsOptional()
@@ -58,8 +63,9 @@ export class RefreshDto {
 }
 
 export class LogoutDto {
-  @ApiProperty()
+  @ApiPropertyOptional(REFRESH_TOKEN_FIELD)
+  @IsOptional()
   @IsString()
   @MaxLength(1024)
-  refreshToken: string;
+  refreshToken?: string;
 }

@@ -16,6 +16,7 @@ import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { RATE_LIMIT, RateLimitName } from '../decorators';
+import { RefreshCookies } from '../refresh-cookies';
 import { AppRequest, clientIp } from '../request-context';
 
 const LIMITS = ['login', 'register', 'refresh', 'mfaVerify', 'emailRequests', 'default'] as const satisfies readonly RateLimitName[];
@@ -68,6 +69,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     reflector: Reflector,
     private readonly refreshTokens: RefreshUseCase,
     private readonly mfaChallenges: MfaChallenges,
+    private readonly cookies: RefreshCookies,
   ) {
     super(options, storage, reflector);
   }
@@ -92,7 +94,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   private async trackerOf(name: RateLimitName, req: AppRequest): Promise<string> {
     if (name === 'refresh') {
-      const token = bodyToken(req, 'refreshToken');
+      const token = req.realm ? this.cookies.readableToken(req, req.realm.id, bodyToken(req, 'refreshToken')) : null;
       if (token && req.realm) {
         // The handler reuses this lookup (RefreshUseCase.execute's second argument): one query, not two.
         req.refreshTokenContext = await this.refreshTokens.resolve(req.realm, token);

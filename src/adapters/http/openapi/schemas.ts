@@ -48,12 +48,20 @@ export class TokensView {
     example: 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2ln',
   })
   accessToken: string;
-  @ApiProperty({
-    description: 'Opaque, single use: every refresh returns a new one',
+  @ApiPropertyOptional({
+    description:
+      'Opaque, single use: every refresh returns a new one. Absent when the request asked for the cookie transport ' +
+      '(`X-Refresh-Token-Transport: cookie`): the token is then in the `__Host-refresh-<realmId>` cookie.',
     example: 'r1Q2kY0mJ8m8b1Vw3c5Zp7x9A0dE2fG4hJ6kL8mN0pQ',
   })
-  refreshToken: string;
+  refreshToken?: string;
   @ApiProperty({ example: 900, description: 'Access-token lifetime in seconds' }) expiresIn: number;
+  @ApiProperty({
+    enum: ['Bearer', 'DPoP'],
+    example: 'Bearer',
+    description: '`DPoP` for a session bound to a key: send `Authorization: DPoP <accessToken>` with a `DPoP` proof',
+  })
+  tokenType: string;
 }
 
 export class RegisterResponse {

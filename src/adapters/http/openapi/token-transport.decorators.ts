@@ -1,0 +1,46 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiHeader, ApiParam, ApiParamOptions } from '@nestjs/swagger';
+
+const TRANSPORT_HEADER = ApiHeader({
+  name: 'X-Refresh-Token-Transport',
+  required: false,
+  enum: ['cookie'],
+  description:
+    '`cookie`: the refresh token is set as the HttpOnly cookie `__Host-refresh-<realmId>` instead of being returned in the body, ' +
+    'and a request without `refreshToken` in its body reads that cookie. The cookie is read only with this header and, when the ' +
+    'request has an `Origin`, from the service’s own origin or one of `CORS_ORIGINS` (else 403 FORBIDDEN).',
+});
+
+const REFRESH_COOKIE = ApiParam({
+  name: '__Host-refresh-default',
+  in: 'cookie',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    'The refresh token, when the body has none and `X-Refresh-Token-Transport: cookie` is sent. The cookie is named ' +
+    '`__Host-refresh-<realmId>` (`__Host-refresh-default` in the default realm).',
+} as ApiParamOptions);
+
+/** The `Set-Cookie` of a response that delivers a refresh token in a cookie. */
+export const SET_REFRESH_COOKIE = {
+  'Set-Cookie': {
+    description:
+      'With `X-Refresh-Token-Transport: cookie`: `__Host-refresh-<realmId>=<token>; Path=/; HttpOnly; Secure; SameSite=Strict; ' +
+      'Max-Age=<seconds until the session’s absolute end>`',
+    schema: { type: 'string' },
+  },
+};
+
+/** The `Set-Cookie` of a response that ends the cookie (logout). */
+export const CLEAR_REFRESH_COOKIE = {
+  'Set-Cookie': {
+    description: '`__Host-refresh-<realmId>=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`: the browser drops the cookie',
+    schema: { type: 'string' },
+  },
+};
+
+/** A route that may deliver the refresh token in a cookie (login, MFA verify). */
+export const IssuesRefreshCookie = () => applyDecorators(TRANSPORT_HEADER);
+
+/** A route that may read the refresh token from its cookie (refresh, logout). */
+export const ReadsRefreshCookie = () => applyDecorators(TRANSPORT_HEADER, REFRESH_COOKIE);
