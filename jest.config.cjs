@@ -31,5 +31,12 @@ module.exports = {
         '<rootDir>/test/security/**/*.spec.ts',
       ],
     },
+    // The client package: its sources import siblings as `./x.js` (ES module rules); Jest maps them to the .ts files.
+    {
+      ...common,
+      displayName: 'client',
+      testMatch: ['<rootDir>/client/test/**/*.spec.ts'],
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };

@@ -28,13 +28,18 @@ export function coordinator(name: string, shared: boolean, onMessage: (message: 
   let ticket = -1;
   let lost = false;
   let holding = false;
+  let queue: Promise<unknown> = Promise.resolve();
 
   if (channel) {
     channel.onmessage = ({ data }: MessageEvent<Message>) => {
       const { t } = data;
       if (t === '~claim') {
         if (holding) channel.postMessage({ t: '~held', id });
-        else if (ticket >= 0 && ((data.n as number) < ticket || (data.n === ticket && (data.id as string) < id))) lost = true;
+        else if (ticket < 0) {
+          // A claim heard before this page claims: that page may win, so wait as if it held.
+          holder = data.id as string;
+          holderUntil = Date.now() + 3 * claimWindowMs;
+        } else if ((data.n as number) < ticket || (data.n === ticket && (data.id as string) < id)) lost = true;
       } else if (t === '~held') {
         holder = data.id as string;
         holderUntil = Date.now() + 15_000;
@@ -70,7 +75,14 @@ export function coordinator(name: string, shared: boolean, onMessage: (message: 
   }
 
   return {
-    lock: (task) => (locks ? locks.request(name, task) : channel ? lease(task) : task()),
+    lock(task) {
+      if (locks) return locks.request(name, task);
+      if (!channel) return task();
+      // Within this page, one claimant at a time (the channel does not echo a page's own claims).
+      const run = queue.then(() => lease(task));
+      queue = run.catch(() => undefined);
+      return run;
+    },
     post: (message) => channel?.postMessage(message),
     close: () => channel?.close(),
   };
