@@ -510,7 +510,11 @@ export function createIdentityClient(options: IdentityClientOptions) {
     },
 
     mfa: {
-      status: () => authed('GET', '/mfa').then((answer) => mfaResult(answer) as unknown as MfaStatus),
+      status: () =>
+        authed('GET', '/mfa').then((answer) => {
+          knownMethods = (answer as unknown as MfaStatus).methods;
+          return answer as unknown as MfaStatus;
+        }),
       /** Starts TOTP enrolment: the secret and a QR code, pending until {@link confirmTotp}. */
       setupTotp: () => authed('POST', '/mfa/totp/setup') as Promise<unknown> as Promise<TotpSetup>,
       /** Confirms TOTP with a current code; recovery codes come when it is the first factor. */
