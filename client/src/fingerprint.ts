@@ -72,16 +72,17 @@ async function collect(): Promise<FingerprintComponents> {
   webgl(put);
   const digest = typeof crypto !== 'undefined' && crypto.subtle ? sha256 : null;
   if (!digest) return components; // no WebCrypto outside a secure context: no rendering hashes
-  const twice = async (render: () => string | Promise<string | undefined> | undefined) => {
+  const hash = async (render: () => string | Promise<string | undefined> | undefined, times: number) => {
     try {
-      const first = await render();
+      const [first, ...again] = await Promise.all(Array.from({ length: times }, render));
       // A browser that adds noise to each reading renders differently twice: nothing stable to send.
-      return first !== undefined && first === (await render()) ? digest(first) : undefined;
+      return first !== undefined && again.every((other) => other === first) ? digest(first) : undefined;
     } catch {
       return undefined;
     }
   };
-  const [canvasHash, audioHash, fontsHash] = await Promise.all([twice(canvas), twice(audio), twice(fonts)]);
+  // Canvas and audio readings are where browsers add noise; font widths are not randomised.
+  const [canvasHash, audioHash, fontsHash] = await Promise.all([hash(canvas, 2), hash(audio, 2), hash(fonts, 1)]);
   put('canvas', canvasHash);
   put('audio', audioHash);
   put('fonts', fontsHash);
