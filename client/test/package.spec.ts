@@ -77,6 +77,20 @@ describe('the published package', () => {
         });
       expect(run).not.toThrow();
     }
+    // It runs on Node as an ES module, with memory storage, against a service that answers.
+    const script = `
+      import { createIdentityClient } from '@identity-service/client';
+      const answers = { '/api/v1/auth/password/forgot': [202, { success: true }] };
+      const fetch = async (url) => { const [status, body] = answers[new URL(url).pathname]; return new Response(JSON.stringify(body), { status }); };
+      const client = createIdentityClient({ baseUrl: 'https://id.example.test', realm: 'acme', fetch });
+      await client.forgotPassword('a@example.com');
+      await client.ready;
+      console.log(client.getSnapshot().status);
+    `;
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: join(work, 'app'), encoding: 'utf8' }).trim()).toBe(
+      'signed-out',
+    );
+
     // The check has teeth: a wrong use of the API fails it.
     writeFileSync(
       join(work, 'app/bad.ts'),
