@@ -186,6 +186,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
           // Not reachable now (network, rate limit): try again later while the session lasts.
           if (access?.token === stale) {
             timer = setTimeout(() => refresh(stale).catch(() => undefined), (error.retryAfter ?? 5) * 1000);
+            (timer as { unref?: () => void }).unref?.();
           }
         }),
       Math.max(0, life - lead),
@@ -449,22 +450,21 @@ export function createIdentityClient(options: IdentityClientOptions) {
     async verifyMfa(verification: MfaVerification): Promise<{ kind: 'signed-in'; user: AuthUser }> {
       if (!pending) throw new IdentityError('NOT_SIGNED_IN', 'No second factor is awaited');
       const { mfaToken } = pending;
-      let code = 'code' in verification ? verification.code : '';
-      if (verification.type === 'webauthn') {
-        const optionsJSON = await call('POST', '/mfa/webauthn/options', { mfaToken });
-        code = JSON.stringify(await webauthnResponse((browser, o) => browser.startAuthentication({ optionsJSON: o }), optionsJSON));
-      }
       try {
-        return (await loginStep('/mfa/verify', { mfaToken, code, type: verification.type })) as {
-          kind: 'signed-in';
-          user: AuthUser;
-        };
+        let code = 'code' in verification ? verification.code : '';
+        if (verification.type === 'webauthn') {
+          const optionsJSON = await call('POST', '/mfa/webauthn/options', { mfaToken });
+          code = JSON.stringify(await webauthnResponse((browser, o) => browser.startAuthentication({ optionsJSON: o }), optionsJSON));
+        }
+        return (await loginStep('/mfa/verify', { mfaToken, code, type: verification.type })) as { kind: 'signed-in'; user: AuthUser };
       } catch (error) {
         const code = (error as IdentityError).code;
         if ((code === 'INVALID_TOKEN' || code === 'TOKEN_EXPIRED') && pending?.mfaToken === mfaToken) {
           // The verification can no longer succeed: sign in again.
-          await storage?.remove(key);
-          signedOut(pending.reason === 'step-up' ? 'session-ended' : null, pending.reason === 'step-up');
+          if (pending.reason === 'step-up') {
+            await storage?.remove(key);
+            signedOut('session-ended', true);
+          } else signedOut(null, false);
         }
         throw error;
       }
