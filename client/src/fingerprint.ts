@@ -69,10 +69,9 @@ async function collect(): Promise<FingerprintComponents> {
     put('colorDepth', scr.colorDepth);
   }
   put('dpr', globalThis.devicePixelRatio);
-  webgl(put);
   const digest = typeof crypto !== 'undefined' && crypto.subtle ? sha256 : null;
-  if (!digest) return components; // no WebCrypto outside a secure context: no rendering hashes
   const hash = async (render: () => string | Promise<string | undefined> | undefined, times: number) => {
+    if (!digest) return undefined; // no WebCrypto outside a secure context: no rendering hashes
     try {
       const [first, ...again] = await Promise.all(Array.from({ length: times }, render));
       // A browser that adds noise to each reading renders differently twice: nothing stable to send.
@@ -81,10 +80,13 @@ async function collect(): Promise<FingerprintComponents> {
       return undefined;
     }
   };
+  // The audio renders off the main thread: started first, it runs while the rest is measured.
   // Canvas and audio readings are where browsers add noise; font widths are not randomised.
-  const [canvasHash, audioHash, fontsHash] = await Promise.all([hash(canvas, 2), hash(audio, 2), hash(fonts, 1)]);
+  const audioHash = hash(audio, 2);
+  webgl(put);
+  const [canvasHash, fontsHash] = await Promise.all([hash(canvas, 2), hash(fonts, 1)]);
+  put('audio', await audioHash);
   put('canvas', canvasHash);
-  put('audio', audioHash);
   put('fonts', fontsHash);
   return components;
 }
