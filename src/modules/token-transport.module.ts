@@ -1,9 +1,28 @@
 import { Module } from '@nestjs/common';
+import { DpopBinding } from '../application/auth/dpop-binding';
+import { DpopProofVerifier } from '../application/ports/dpop-proof-verifier';
+import { DpopReplayStore } from '../application/ports/dpop-replay-store';
+import { NodeDpopProofVerifier } from '../adapters/crypto/node-dpop-proof-verifier';
+import { MemoryDpopReplayStore } from '../adapters/dpop/memory-dpop-replay-store';
+import { RedisDpopReplayStore } from '../adapters/dpop/redis-dpop-replay-store';
 import { RefreshCookies } from '../adapters/http/refresh-cookies';
+import { AppConfig } from '../config/app-config';
 
-/** How tokens travel and are held: the refresh-token cookie for browser apps. */
+/**
+ * How tokens travel and whom they work for: the refresh-token cookie for browser apps, and
+ * DPoP sender-constrained sessions (proof checks, the replay store, binding).
+ */
 @Module({
-  providers: [RefreshCookies],
-  exports: [RefreshCookies],
+  providers: [
+    RefreshCookies,
+    DpopBinding,
+    { provide: DpopProofVerifier, useClass: NodeDpopProofVerifier },
+    {
+      provide: DpopReplayStore,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => (config.redisUrl ? new RedisDpopReplayStore(config) : new MemoryDpopReplayStore()),
+    },
+  ],
+  exports: [RefreshCookies, DpopBinding],
 })
 export class TokenTransportModule {}

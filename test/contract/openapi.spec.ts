@@ -136,7 +136,7 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
     });
 
     it(`is ${route.auth === 'bearer' ? 'protected by a bearer token' : 'public'} and documents X-Realm-Id`, () => {
-      expect(op().security).toEqual(route.auth === 'bearer' ? [{ bearer: [] }] : []);
+      expect(op().security).toEqual(route.auth === 'bearer' ? [{ bearer: [] }, { dpop: [] }] : []);
       const realm = (op().parameters ?? []).find((p) => p.in === 'header' && p.name === 'X-Realm-Id');
       if (route.path.startsWith('/v1/admin')) expect(realm?.required).toBe(true);
       else if (route.path.startsWith('/api/v1/auth')) expect(realm?.required).toBe(false);

@@ -10,7 +10,7 @@ function errorOf(res: { status: number; body: { error?: { code: string } } }) {
   return [res.status, res.body.error?.code];
 }
 
-const SESSION_KEYS = ['createdAt', 'device', 'expiresAt', 'flag', 'id', 'ip', 'lastActiveAt', 'location', 'status', 'userId'];
+const SESSION_KEYS = ['createdAt', 'device', 'dpopBound', 'expiresAt', 'flag', 'id', 'ip', 'lastActiveAt', 'location', 'status', 'userId'];
 
 describe('admin sessions, events and realms', () => {
   let t: TestApp;

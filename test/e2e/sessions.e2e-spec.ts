@@ -86,7 +86,20 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions', () => {
     expect(sessions.map((s) => s.current)).toEqual([false, true]);
     const mac = sessions[1];
     expect(Object.keys(mac).sort()).toEqual(
-      ['createdAt', 'current', 'device', 'expiresAt', 'flag', 'id', 'ip', 'lastActiveAt', 'location', 'status', 'userId'].sort(),
+      [
+        'createdAt',
+        'current',
+        'device',
+        'dpopBound',
+        'expiresAt',
+        'flag',
+        'id',
+        'ip',
+        'lastActiveAt',
+        'location',
+        'status',
+        'userId',
+      ].sort(),
     );
     expect(mac).toEqual({
       id: onMac.sid,
@@ -95,6 +108,7 @@ describe('own sessions: GET/DELETE /api/v1/auth/sessions', () => {
       ip: '203.0.113.7',
       location: { country: 'DE', city: 'Berlin' },
       status: 'active',
+      dpopBound: false,
       flag: null,
       createdAt: expect.stringMatching(ISO),
       lastActiveAt: expect.stringMatching(ISO),

@@ -71,7 +71,7 @@ export class JwtAccessTokens implements AccessTokens {
     const known = this.verified.get(token);
     if (known && (await this.loadKeys()).some((k) => k.kid === known.kid)) {
       if (Math.floor(now.getTime() / 1000) >= known.claims.exp) throw new DomainError('TOKEN_EXPIRED', 'The access token has expired');
-      return { ...known.claims, roles: [...known.claims.roles], amr: [...known.claims.amr] };
+      return copyClaims(known.claims);
     }
     const segments = COMPACT.exec(token);
     if (!segments) throw invalid();
@@ -96,7 +96,7 @@ export class JwtAccessTokens implements AccessTokens {
       if ((error as Error).name === 'TokenExpiredError') throw new DomainError('TOKEN_EXPIRED', 'The access token has expired');
       throw invalid();
     }
-    const { sub, realm, sid, roles, amr, jti, iat, exp } = payload;
+    const { sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload;
     if (
       typeof sub !== 'string' ||
       typeof realm !== 'string' ||
@@ -105,12 +105,13 @@ export class JwtAccessTokens implements AccessTokens {
       typeof iat !== 'number' ||
       typeof exp !== 'number' ||
       !isStringArray(roles) ||
-      !isStringArray(amr)
+      !isStringArray(amr) ||
+      (cnf !== undefined && !isConfirmation(cnf))
     ) {
       throw invalid();
     }
-    const claims = { sub, realm, sid, roles, amr, jti, iat, exp };
-    this.verified.set(token, { kid: key.kid, claims: { ...claims, roles: [...roles], amr: [...amr] } });
+    const claims: VerifiedAccessToken = { sub, realm, sid, roles, amr, jti, iat, exp, ...(cnf ? { cnf: { jkt: cnf.jkt } } : {}) };
+    this.verified.set(token, { kid: key.kid, claims: copyClaims(claims) });
     return claims;
   }
 
@@ -207,6 +208,15 @@ function decodeSegment(segment: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/** A copy the caller may change without touching the cache. */
+function copyClaims(claims: VerifiedAccessToken): VerifiedAccessToken {
+  return { ...claims, roles: [...claims.roles], amr: [...claims.amr], ...(claims.cnf ? { cnf: { ...claims.cnf } } : {}) };
+}
+
+function isConfirmation(value: unknown): value is { jkt: string } {
+  return !!value && typeof value === 'object' && typeof (value as { jkt?: unknown }).jkt === 'string';
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -73,6 +73,7 @@ export const present = {
       ip: s.ip,
       location: { country: s.location.country, city: s.location.city },
       status: s.status,
+      dpopBound: session.dpopBound,
       flag: s.flag ? { reason: s.flag.reason, score: s.flag.score, flaggedAt: s.flag.flaggedAt.toISOString() } : null,
       createdAt: s.createdAt.toISOString(),
       lastActiveAt: s.lastActiveAt.toISOString(),

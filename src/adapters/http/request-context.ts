@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ClientContext } from '../../application/auth/client-context';
+import { DpopRequest } from '../../application/auth/dpop-binding';
 import { Principal } from '../../application/auth/authenticate.use-case';
 import { RefreshTokenContext } from '../../application/ports/refresh-token.repository';
 import { Realm } from '../../domain/realm/realm';
@@ -31,4 +32,15 @@ export function clientContext(req: Request, bodyFingerprint?: string | null): Cl
     acceptLanguage: header(req, 'accept-language'),
     fingerprint: bodyFingerprint ?? header(req, 'x-device-fingerprint'),
   };
+}
+
+/**
+ * The request as a DPoP proof must describe it: the `DPoP` header (null when absent; two headers
+ * arrive joined by a comma and fail as malformed), the method and the path without the query.
+ */
+export function dpopRequest(req: Request): DpopRequest {
+  const proof = req.headers.dpop;
+  const url = req.originalUrl ?? req.url;
+  const query = url.indexOf('?');
+  return { proof: typeof proof === 'string' ? proof : null, method: req.method, path: query < 0 ? url : url.slice(0, query) };
 }

@@ -8,6 +8,7 @@ import { AdminUserListIndexes1764121000000 } from '../../../migrations/176412100
 import { SessionListIndex1764130000000 } from '../../../migrations/1764130000000-session-list-index';
 import { HousekeepingIndexes1764150000000 } from '../../../migrations/1764150000000-housekeeping-indexes';
 import { RealmScopedUserSearch1764160000000 } from '../../../migrations/1764160000000-realm-scoped-user-search';
+import { SessionDpopBinding1764170000000 } from '../../../migrations/1764170000000-session-dpop-binding';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   SessionListIndex1764130000000,
   HousekeepingIndexes1764150000000,
   RealmScopedUserSearch1764160000000,
+  SessionDpopBinding1764170000000,
 ];
 
 /**

@@ -4,7 +4,7 @@ import { SessionRecord } from './records/session.record';
 export const SESSION_COLUMNS = `
   s.id, s.realm_id AS "realmId", s.user_id AS "userId", s.device_id AS "deviceId", s.device_name AS "deviceName",
   s.device_type AS "deviceType", s.fingerprint, s.reference_fingerprint AS "referenceFingerprint", s.ip, s.country,
-  s.city, s.user_agent AS "userAgent", s.amr, s.status, s.flag_reason AS "flagReason", s.flag_score AS "flagScore",
+  s.city, s.user_agent AS "userAgent", s.amr, s.dpop_jkt AS "dpopJkt", s.status, s.flag_reason AS "flagReason", s.flag_score AS "flagScore",
   s.flagged_at AS "flaggedAt", s.created_at AS "createdAt", s.last_active_at AS "lastActiveAt",
   s.expires_at AS "expiresAt", s.revoked_at AS "revokedAt", s.revoke_reason AS "revokeReason"`;
 
@@ -28,6 +28,7 @@ export function toSession(record: SessionRecord): Session {
     location: { country: record.country, city: record.city },
     userAgent: record.userAgent,
     amr: record.amr ?? [],
+    dpopJkt: record.dpopJkt ?? null,
     status: record.status as SessionStatus,
     flag:
       record.status === 'flagged' && record.flaggedAt
@@ -57,6 +58,7 @@ export function toSessionRecord(session: Session): SessionRecord {
   record.city = state.location.city;
   record.userAgent = state.userAgent;
   record.amr = state.amr;
+  record.dpopJkt = state.dpopJkt;
   record.status = state.status;
   record.flagReason = state.flag?.reason ?? null;
   record.flagScore = state.flag?.score ?? null;

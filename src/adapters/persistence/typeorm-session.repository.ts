@@ -16,8 +16,8 @@ export class TypeOrmSessionRepository implements SessionRepository {
     await this.tx.write(
       `INSERT INTO sessions (id, realm_id, user_id, device_id, device_name, device_type, fingerprint, reference_fingerprint,
          ip, country, city, user_agent, amr, status, flag_reason, flag_score, flagged_at, created_at, last_active_at,
-         expires_at, revoked_at, revoke_reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::text[], $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+         expires_at, revoked_at, revoke_reason, dpop_jkt)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::text[], $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
       [
         r.id,
         r.realmId,
@@ -41,6 +41,7 @@ export class TypeOrmSessionRepository implements SessionRepository {
         r.expiresAt,
         r.revokedAt,
         r.revokeReason,
+        r.dpopJkt,
       ],
     );
   }

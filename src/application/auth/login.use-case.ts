@@ -12,6 +12,7 @@ import { UserRepository } from '../ports/user.repository';
 import { ClientContext } from './client-context';
 import { recordWrongPassword } from './wrong-password';
 import { DeviceObserver } from './device-observation';
+import { DpopRequest } from './dpop-binding';
 import { MfaChallenges } from './mfa-challenges';
 import { SessionIssuer, TokenSet } from './session-issuer';
 
@@ -20,6 +21,8 @@ export interface LoginInput {
   email: string;
   password: string;
   client: ClientContext;
+  /** The request's DPoP proof: a valid one binds the new session to its key. */
+  dpop?: DpopRequest | null;
 }
 
 export type LoginResult =
@@ -44,10 +47,12 @@ export class LoginUseCase {
 
   /**
    * Password login. Unknown email and wrong password fail alike, in the same time.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | VALIDATION_FAILED
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | VALIDATION_FAILED | INVALID_DPOP_PROOF
    */
   async execute(input: LoginInput): Promise<LoginResult> {
     const observation = this.devices.observe(input.client);
+    // Before the user is looked up: a bad proof is refused alike for every email and password.
+    const dpopJkt = await this.issuer.bindingKey(input.dpop, this.clock.now());
     const { realm, client } = input;
     const user = await this.users.findByEmail(realm.id, Email.normalise(input.email));
     if (!user || !user.passwordHash) {
@@ -87,7 +92,7 @@ export class LoginUseCase {
     // Writes only (the lookup is done): one statement instead of BEGIN, four writes and COMMIT.
     const { session, tokens } = await this.tx.batch(async () => {
       await this.users.recordSuccessfulLogin(realm.id, user.id, now);
-      const opened = await this.issuer.open({ realm, user, client, observation, amr: ['pwd'], now });
+      const opened = await this.issuer.open({ realm, user, client, observation, amr: ['pwd'], dpopJkt, now });
       await this.audit.record({
         type: 'login.succeeded',
         realmId: realm.id,

@@ -6,6 +6,7 @@ import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { ClientContext } from './client-context';
+import { DpopRequest } from './dpop-binding';
 import { RefreshUseCase } from './refresh.use-case';
 
 @Injectable()
@@ -20,12 +21,14 @@ export class LogoutUseCase {
 
   /**
    * Ends the session the refresh token belongs to; an ended session is a success.
-   * @throws DomainError INVALID_TOKEN for a token that never existed (in this realm)
+   * @throws DomainError INVALID_TOKEN for a token that never existed (in this realm); INVALID_DPOP_PROOF
+   *   when the session is bound to a DPoP key and the request has no valid proof made with it
    */
-  async execute(input: { realm: Realm; refreshToken: string; client: ClientContext }): Promise<void> {
+  async execute(input: { realm: Realm; refreshToken: string; client: ClientContext; dpop?: DpopRequest | null }): Promise<void> {
     const context = await this.refresh.resolve(input.realm, input.refreshToken);
     if (!context) throw new DomainError('INVALID_TOKEN', 'The refresh token is invalid');
     const now = this.clock.now();
+    await this.refresh.assertKeyHolder(input.realm, context, input.dpop, input.client, 'logout', now);
     await this.tx.run(async () => {
       if (await this.sessions.revoke(input.realm.id, context.session.id, now, 'logout')) {
         await this.audit.record({

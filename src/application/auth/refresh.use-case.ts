@@ -9,6 +9,7 @@ import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { ClientContext } from './client-context';
+import { DpopBinding, DpopRequest } from './dpop-binding';
 import { SessionGuardian } from './session-guardian';
 import { SessionIssuer, TokenSet } from './session-issuer';
 
@@ -16,6 +17,8 @@ export interface RefreshInput {
   realm: Realm;
   refreshToken: string;
   client: ClientContext;
+  /** The request's DPoP proof; a bound session needs one made with its key. */
+  dpop?: DpopRequest | null;
 }
 
 const invalidToken = () => new DomainError('INVALID_TOKEN', 'The refresh token is invalid');
@@ -32,6 +35,7 @@ export class RefreshUseCase {
     private readonly tx: Transaction,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly dpop: DpopBinding,
   ) {}
 
   /** Finds the live context of a refresh token (shared with rate limiting, which keys on its user). */
@@ -44,7 +48,7 @@ export class RefreshUseCase {
   /**
    * Rotates a refresh token: a new token, the old one dead at once. A token
    * re-presented within the leeway gets the same successor; later, reuse revokes the session.
-   * @throws DomainError INVALID_TOKEN | MFA_REQUIRED | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED
+   * @throws DomainError INVALID_TOKEN | MFA_REQUIRED | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED | INVALID_DPOP_PROOF
    */
   async execute(input: RefreshInput, resolved?: RefreshTokenContext | null): Promise<{ tokens: TokenSet }> {
     const { realm, refreshToken, client } = input;
@@ -53,6 +57,8 @@ export class RefreshUseCase {
     const { token, session, user } = context;
     const now = this.clock.now();
     if (!session.isLive(now, this.config.sessionIdleTimeoutSeconds) || !user.canAuthenticate(now)) throw invalidToken();
+    // Before anything is spent, flagged or revoked: without the key, a stolen token changes nothing.
+    await this.assertKeyHolder(realm, context, input.dpop, client, 'refresh', now);
 
     // A token rotated longer ago than the leeway is reuse: revocation, whatever the device.
     const reused = token.rotatedAt !== null && now.getTime() - token.rotatedAt.getTime() > this.config.refreshReuseLeewaySeconds * 1000;
@@ -88,5 +94,32 @@ export class RefreshUseCase {
       });
     });
     throw invalidToken();
+  }
+
+  /**
+   * A session bound to a DPoP key is used (refreshed, ended) only with a valid proof made with
+   * that key; a refusal is audited (`dpop.refused`) and changes nothing else.
+   * @throws DomainError INVALID_DPOP_PROOF
+   */
+  async assertKeyHolder(
+    realm: Realm,
+    { session, user }: RefreshTokenContext,
+    request: DpopRequest | null | undefined,
+    client: ClientContext,
+    action: 'refresh' | 'logout',
+    now: Date,
+  ): Promise<void> {
+    const reason = await this.dpop.refusal(session, request ?? null, now);
+    if (!reason) return;
+    await this.audit.record({
+      type: 'dpop.refused',
+      realmId: realm.id,
+      userId: user.id,
+      sessionId: session.id,
+      ip: client.ip,
+      at: now,
+      details: { action, reason },
+    });
+    throw new DomainError('INVALID_DPOP_PROOF', 'This session is bound to a DPoP key: a valid proof made with it is required');
   }
 }

@@ -10,6 +10,7 @@ import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
 import { ClientContext } from './client-context';
 import { DeviceObservation, DeviceObserver } from './device-observation';
+import { DpopBinding, DpopRequest } from './dpop-binding';
 
 export interface TokenSet {
   accessToken: string;
@@ -32,7 +33,17 @@ export class SessionIssuer {
     private readonly devices: DeviceObserver,
     private readonly geoIp: GeoIp,
     private readonly config: AppConfig,
+    private readonly dpop: DpopBinding,
   ) {}
+
+  /**
+   * The key a session opened by this request will be bound to: the thumbprint of its DPoP
+   * proof, or null without one. Check it before the session is written.
+   * @throws DomainError INVALID_DPOP_PROOF when the request carries a proof that is not valid
+   */
+  bindingKey(request: DpopRequest | null | undefined, now: Date): Promise<string | null> {
+    return this.dpop.bindingKey(request ?? null, now);
+  }
 
   /** Writes a new session and its first refresh token; call inside the login transaction. */
   async open(input: {
@@ -41,6 +52,8 @@ export class SessionIssuer {
     client: ClientContext;
     observation: DeviceObservation;
     amr: string[];
+    /** The DPoP key thumbprint the session is bound to (`bindingKey`), or null. */
+    dpopJkt?: string | null;
     now: Date;
   }): Promise<{ session: Session; tokens: TokenSet }> {
     const session = Session.open({
@@ -53,6 +66,7 @@ export class SessionIssuer {
       location: this.geoIp.locate(input.client.ip),
       userAgent: input.client.userAgent?.slice(0, 1024) ?? null,
       amr: input.amr,
+      dpopJkt: input.dpopJkt ?? null,
       now: input.now,
       lifetime: {
         idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
@@ -81,11 +95,18 @@ export class SessionIssuer {
   async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {
     const expiresIn = realm.accessTokenTtl(this.config.accessTokenTtlSeconds);
     const accessToken = await this.accessTokens.issue(
-      { sub: user.id, realm: realm.id, sid: session.id, roles: user.roles, amr: session.amr },
+      {
+        sub: user.id,
+        realm: realm.id,
+        sid: session.id,
+        roles: user.roles,
+        amr: session.amr,
+        ...(session.dpopJkt ? { cnf: { jkt: session.dpopJkt } } : {}),
+      },
       now,
       expiresIn,
     );
     const refreshExpiresIn = Math.max(0, Math.ceil((session.maxExpiresAt.getTime() - now.getTime()) / 1000));
-    return { accessToken, refreshToken, expiresIn, tokenType: 'Bearer', refreshExpiresIn };
+    return { accessToken, refreshToken, expiresIn, tokenType: session.dpopBound ? 'DPoP' : 'Bearer', refreshExpiresIn };
   }
 }

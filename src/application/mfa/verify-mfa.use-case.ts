@@ -8,6 +8,7 @@ import { matches, similarity } from '../../domain/session/device-fingerprint';
 import { User } from '../../domain/user/user';
 import { ClientContext } from '../auth/client-context';
 import { DeviceObservation, DeviceObserver } from '../auth/device-observation';
+import { DpopRequest } from '../auth/dpop-binding';
 import { MFA_TOKEN_MAX_ATTEMPTS, MfaChallenges, PendingLogin } from '../auth/mfa-challenges';
 import { SessionIssuer, TokenSet } from '../auth/session-issuer';
 import { AuditLog } from '../ports/audit-log';
@@ -32,6 +33,8 @@ export interface VerifyMfaInput {
   type: MfaFactorType;
   code: string;
   client: ClientContext;
+  /** The request's DPoP proof: at a login's second step, a valid one binds the new session to its key. */
+  dpop?: DpopRequest | null;
 }
 
 export interface MfaVerified {
@@ -74,7 +77,8 @@ export class VerifyMfaUseCase {
    * The second step of a login, or the re-verification of a flagged session. The mfaToken is single use, dies at the 5th wrong code, and only works from the device
    * it was issued to. A TOTP step and a recovery code are each accepted once, atomically; a
    * WebAuthn challenge is used up by any answer, and a signature counter that goes back is refused.
-   * @throws DomainError INVALID_MFA_CODE | INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (malformed fingerprint)
+   * @throws DomainError INVALID_MFA_CODE | INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (malformed fingerprint) |
+   *   INVALID_DPOP_PROOF (a bad proof at a login's second step; neither the code nor the mfaToken is spent)
    */
   async execute(input: VerifyMfaInput): Promise<MfaVerified> {
     const { realm } = input;
@@ -90,6 +94,8 @@ export class VerifyMfaUseCase {
       throw invalidToken();
     }
     await this.assertSameDevice(token, pending, observation, user, client, now);
+    // A re-verified session keeps the binding it has; a login binds here, before any factor is spent.
+    const dpopJkt = pending.purpose === 'reverify' ? null : await this.issuer.bindingKey(input.dpop, now);
 
     const check = await this.checkFactor(user, input.type, input.code, token, pending, now);
     if (check.ok) {
@@ -100,7 +106,7 @@ export class VerifyMfaUseCase {
         const outcome =
           pending.purpose === 'reverify'
             ? await this.reverify(realm, user, pending, client, observation, amr, now)
-            : await this.openSession(realm, user, client, observation, amr, now);
+            : await this.openSession(realm, user, client, observation, amr, dpopJkt, now);
         await this.audit.record({
           type: 'mfa.succeeded',
           realmId: realm.id,
@@ -262,9 +268,17 @@ export class VerifyMfaUseCase {
     };
   }
 
-  private async openSession(realm: Realm, user: User, client: ClientContext, observation: DeviceObservation, amr: string[], now: Date) {
+  private async openSession(
+    realm: Realm,
+    user: User,
+    client: ClientContext,
+    observation: DeviceObservation,
+    amr: string[],
+    dpopJkt: string | null,
+    now: Date,
+  ) {
     await this.users.recordSuccessfulLogin(realm.id, user.id, now);
-    const { session, tokens } = await this.issuer.open({ realm, user, client, observation, amr, now });
+    const { session, tokens } = await this.issuer.open({ realm, user, client, observation, amr, dpopJkt, now });
     return { sessionId: session.id, tokens };
   }
 

@@ -4,6 +4,8 @@ export interface AccessTokenClaims {
   sid: string;
   roles: string[];
   amr: string[];
+  /** Confirmation (RFC 7800): the thumbprint of the DPoP key a sender-constrained token is bound to (RFC 9449). */
+  cnf?: { jkt: string };
 }
 
 export interface VerifiedAccessToken extends AccessTokenClaims {

@@ -22,7 +22,8 @@ export type AuditEventType =
   | 'email.verified'
   | 'mfa.enabled'
   | 'mfa.disabled'
-  | 'realm.created';
+  | 'realm.created'
+  | 'dpop.refused';
 
 export interface AuditEvent {
   id: string;

@@ -39,6 +39,8 @@ export interface SessionState {
   userAgent: string | null;
   /** RFC 8176 methods that authenticated this session, e.g. ["pwd","otp"]. */
   amr: string[];
+  /** RFC 7638 thumbprint of the DPoP key the session is bound to, or null for an unbound session. */
+  dpopJkt: string | null;
   status: SessionStatus;
   flag: SessionFlag | null;
   createdAt: Date;
@@ -62,6 +64,8 @@ export class Session {
     location: SessionLocation;
     userAgent: string | null;
     amr: string[];
+    /** Binds the session to a DPoP key for its whole life. */
+    dpopJkt?: string | null;
     now: Date;
     lifetime: SessionLifetime;
   }): Session {
@@ -75,6 +79,7 @@ export class Session {
       location: input.location,
       userAgent: input.userAgent,
       amr: [...input.amr],
+      dpopJkt: input.dpopJkt ?? null,
       status: 'active',
       flag: null,
       createdAt: input.now,
@@ -112,6 +117,13 @@ export class Session {
   }
   get revokedAt(): Date | null {
     return this.state.revokedAt;
+  }
+  get dpopJkt(): string | null {
+    return this.state.dpopJkt;
+  }
+  /** Its refresh and access tokens need proofs made with the DPoP key it is bound to. */
+  get dpopBound(): boolean {
+    return this.state.dpopJkt !== null;
   }
   /** Absolute end of the session, whatever its use. */
   get maxExpiresAt(): Date {

@@ -10,6 +10,7 @@ import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/d
 import { loadConfig } from '../../../src/config/load-config';
 import { Realm } from '../../../src/domain/realm/realm';
 import { User } from '../../../src/domain/user/user';
+import { fakeDpopBinding } from '../../fakes/dpop-fakes';
 import { InMemoryOneTimeTokenRepository } from '../../fakes/in-memory-one-time-token.repository';
 import { InMemoryRefreshTokenRepository } from '../../fakes/in-memory-refresh-token.repository';
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
@@ -47,13 +48,25 @@ export function authFixture(users: User[] = []) {
   const secureTokens = new FakeSecureTokens();
   const accessTokens = new FakeAccessTokens();
   const devices = new DeviceObserver(new StaticDeviceDetector());
-  const issuer = new SessionIssuer(sessions, refreshTokens, accessTokens, secureTokens, devices, new NullGeoIpFake(), config);
+  const dpop = fakeDpopBinding(config);
+  const issuer = new SessionIssuer(sessions, refreshTokens, accessTokens, secureTokens, devices, new NullGeoIpFake(), config, dpop);
   const mfa = new MfaChallenges(oneTimeTokens, secureTokens);
   const guardian = new SessionGuardian();
   const accountEmails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
   const register = new RegisterUseCase(userRepo, hasher, new SetPasswordBlocklist(), accountEmails, audit, immediateTransaction, clock);
   const login = new LoginUseCase(userRepo, hasher, issuer, devices, mfa, audit, immediateTransaction, clock, config);
-  const refresh = new RefreshUseCase(refreshTokens, sessions, secureTokens, issuer, guardian, audit, immediateTransaction, clock, config);
+  const refresh = new RefreshUseCase(
+    refreshTokens,
+    sessions,
+    secureTokens,
+    issuer,
+    guardian,
+    audit,
+    immediateTransaction,
+    clock,
+    config,
+    dpop,
+  );
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
   return {
     config,

@@ -1,3 +1,4 @@
+import { fakeDpopBinding } from '../../fakes/dpop-fakes';
 import { AccountEmails } from '../../../src/application/auth/account-emails';
 import { DeviceObserver } from '../../../src/application/auth/device-observation';
 import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
@@ -112,7 +113,16 @@ function fixture(user = aUser()) {
   const devices = new DeviceObserver(new StaticDeviceDetector());
   const totp = new FakeTotp();
   const cipher = new ReversibleCipher();
-  const issuer = new SessionIssuer(sessions, refreshTokens, new FakeAccessTokens(), secureTokens, devices, new NullGeoIpFake(), config);
+  const issuer = new SessionIssuer(
+    sessions,
+    refreshTokens,
+    new FakeAccessTokens(),
+    secureTokens,
+    devices,
+    new NullGeoIpFake(),
+    config,
+    fakeDpopBinding(config),
+  );
   const challenges = new MfaChallenges(oneTimeTokens, secureTokens);
   const mailer = new InMemoryMailer();
   const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);

@@ -13,8 +13,14 @@ import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
 import { present } from '../presenters';
 import { RefreshCookies } from '../refresh-cookies';
-import { CLEAR_REFRESH_COOKIE, IssuesRefreshCookie, ReadsRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
-import { AppRequest, clientContext, clientIp } from '../request-context';
+import {
+  AcceptsDpopProof,
+  CLEAR_REFRESH_COOKIE,
+  IssuesRefreshCookie,
+  ReadsRefreshCookie,
+  SET_REFRESH_COOKIE,
+} from '../openapi/token-transport.decorators';
+import { AppRequest, clientContext, clientIp, dpopRequest } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { LOGIN_EXAMPLES, LoginResponse, RegisterResponse, SuccessResponse, TokensResponse, UserResponse } from '../openapi/schemas';
 
@@ -55,7 +61,8 @@ export class AuthController {
     examples: LOGIN_EXAMPLES,
     headers: SET_REFRESH_COOKIE,
   })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'INVALID_DPOP_PROOF')
+  @AcceptsDpopProof('binds')
   @IssuesRefreshCookie()
   @Post('login')
   @HttpCode(200)
@@ -65,6 +72,7 @@ export class AuthController {
       email: body.email,
       password: body.password,
       client: clientContext(req, body.deviceFingerprint),
+      dpop: dpopRequest(req),
     });
     if (result.kind === 'mfa-required') {
       return {
@@ -82,7 +90,8 @@ export class AuthController {
   @RateLimit('refresh')
   @ApiOperation({ summary: 'Rotate the refresh token: a new pair; the old token stops working' })
   @ApiOkResponse({ type: TokensResponse, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED', 'FORBIDDEN')
+  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED', 'FORBIDDEN', 'INVALID_DPOP_PROOF')
+  @AcceptsDpopProof('bound')
   @ReadsRefreshCookie()
   @Post('refresh')
   @HttpCode(200)
@@ -90,7 +99,10 @@ export class AuthController {
     const refreshToken = this.cookies.tokenOf(req, realm.id, body.refreshToken);
     // A refused token is dead for good: the browser may as well forget the cookie.
     const { tokens } = await this.cookies.clearingOn(['INVALID_TOKEN', 'REAUTHENTICATION_REQUIRED'], req, res, realm.id, () =>
-      this.refresh.execute({ realm, refreshToken, client: clientContext(req, body.deviceFingerprint) }, req.refreshTokenContext),
+      this.refresh.execute(
+        { realm, refreshToken, client: clientContext(req, body.deviceFingerprint), dpop: dpopRequest(req) },
+        req.refreshTokenContext,
+      ),
     );
     return { tokens: this.cookies.deliver(req, res, realm.id, tokens) };
   }
@@ -98,14 +110,15 @@ export class AuthController {
   @Public()
   @ApiOperation({ summary: 'Log out: revokes the session' })
   @ApiOkResponse({ type: SuccessResponse, headers: CLEAR_REFRESH_COOKIE })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN')
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN', 'INVALID_DPOP_PROOF')
+  @AcceptsDpopProof('bound')
   @ReadsRefreshCookie()
   @Post('logout')
   @HttpCode(200)
   async signOut(@Body() body: LogoutDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest, @Res({ passthrough: true }) res: Response) {
     const refreshToken = this.cookies.tokenOf(req, realm.id, body.refreshToken);
     await this.cookies.clearingOn(['INVALID_TOKEN'], req, res, realm.id, () =>
-      this.logout.execute({ realm, refreshToken, client: clientContext(req) }),
+      this.logout.execute({ realm, refreshToken, client: clientContext(req), dpop: dpopRequest(req) }),
     );
     this.cookies.clear(res, realm.id);
     return { success: true };

@@ -25,8 +25,8 @@ import {
 } from '../dto/mfa.dto';
 import { present } from '../presenters';
 import { RefreshCookies } from '../refresh-cookies';
-import { IssuesRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
-import { AppRequest, clientContext, clientIp } from '../request-context';
+import { AcceptsDpopProof, IssuesRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
+import { AppRequest, clientContext, clientIp, dpopRequest } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import {
   AuthenticatedResponse,
@@ -66,8 +66,9 @@ export class MfaController {
   @RateLimit('mfaVerify')
   @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor' })
   @ApiOkResponse({ type: AuthenticatedResponse, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED')
+  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_DPOP_PROOF')
   @IssuesRefreshCookie()
+  @AcceptsDpopProof('binds')
   @Post('verify')
   @HttpCode(200)
   async verify(
@@ -82,6 +83,7 @@ export class MfaController {
       type: body.type,
       code: body.code,
       client: clientContext(req, body.deviceFingerprint),
+      dpop: dpopRequest(req),
     });
     return { user: present.authUser(result.user), tokens: this.cookies.deliver(req, res, realm.id, result.tokens) };
   }

@@ -14,6 +14,9 @@ export interface RenderedError {
   unexpected: boolean;
 }
 
+/** RFC 9449 §7.1: the DPoP challenge, with the algorithms proofs may use. */
+export const DPOP_CHALLENGE = (error: 'invalid_dpop_proof' | 'invalid_token') => `DPoP error="${error}", algs="ES256 EdDSA"`;
+
 const STATUS_CODE: Record<number, DomainErrorCode> = {
   400: 'VALIDATION_FAILED',
   401: 'INVALID_TOKEN',
@@ -60,6 +63,7 @@ export function renderError(error: unknown): RenderedError {
     if (error.code === 'MFA_REQUIRED' && error.meta.mfaToken) extra.mfaToken = error.meta.mfaToken;
     const headers: Record<string, string> = {};
     if (error.meta.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.ceil(error.meta.retryAfterSeconds));
+    if (error.code === 'INVALID_DPOP_PROOF') headers['WWW-Authenticate'] = DPOP_CHALLENGE('invalid_dpop_proof');
     const message = error.code === 'INTERNAL_ERROR' ? FIXED_MESSAGE.INTERNAL_ERROR! : error.message;
     return { status: ERROR_STATUS[error.code], body: envelope(error.code, message, extra), headers, unexpected: false };
   }

@@ -30,6 +30,7 @@ const EXAMPLE_MESSAGE: Record<DomainErrorCode, string> = {
   MFA_REQUIRED: 'This session must be confirmed with a second factor',
   REAUTHENTICATION_REQUIRED: 'This session has ended; sign in again',
   INVALID_MFA_CODE: 'The code is not valid',
+  INVALID_DPOP_PROOF: 'The DPoP proof is missing or invalid',
   FORBIDDEN: 'This action requires the realm-admin role',
   ACCOUNT_SUSPENDED: 'This account is suspended',
   NOT_FOUND: 'Route not found',
@@ -77,7 +78,7 @@ function commonErrors(method: string, operation: Operation, route: Handler): Dom
   const codes: DomainErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
   const realmMode = metadata<string>(REALM_MODE, route) ?? 'default';
   if (realmMode !== 'none') codes.push('VALIDATION_FAILED', 'REALM_NOT_FOUND');
-  if (!metadata<boolean>(IS_PUBLIC, route)) codes.push('INVALID_TOKEN', 'TOKEN_EXPIRED');
+  if (!metadata<boolean>(IS_PUBLIC, route)) codes.push('INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_DPOP_PROOF');
   if (metadata<boolean>(IS_ADMIN, route)) codes.push('FORBIDDEN');
   if (WITH_BODY.has(method)) codes.push('VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if ((operation.parameters as Parameter[] | undefined)?.some((p) => p.in === 'query' || p.in === 'path')) codes.push('VALIDATION_FAILED');
@@ -120,7 +121,18 @@ export function completeDocument(document: OpenAPIObject, routes: Map<string, Ha
       }
 
       const isPublic = !!metadata<boolean>(IS_PUBLIC, route);
-      operation.security = isPublic ? [] : [{ bearer: [] }];
+      operation.security = isPublic ? [] : [{ bearer: [] }, { dpop: [] }];
+      if (!isPublic) {
+        parameters.push({
+          name: 'DPoP',
+          in: 'header',
+          required: false,
+          description:
+            'With a DPoP-bound access token (`Authorization: DPoP <token>`): a proof by the bound key, with `ath` = ' +
+            'base64url(SHA-256(token)); missing or invalid → 401 INVALID_DPOP_PROOF and `WWW-Authenticate: DPoP error="invalid_dpop_proof"`',
+          schema: { type: 'string' },
+        });
+      }
       const realmMode = metadata<string>(REALM_MODE, route) ?? 'default';
       if (realmMode !== 'none' && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'x-realm-id')) {
         parameters.push({
@@ -187,6 +199,11 @@ export function setupOpenApi(app: INestApplication): void {
           .setVersion('1.0.0')
           .setDescription(DESCRIPTION)
           .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+          .addSecurity('dpop', {
+            type: 'http',
+            scheme: 'DPoP',
+            description: 'A DPoP-bound access token (`tokenType: "DPoP"`, claim `cnf.jkt`), sent with a `DPoP` proof header (RFC 9449)',
+          })
           .addTag('auth', 'Registration, login, tokens, email verification, passwords, own sessions')
           .addTag('mfa', 'The second factor at login and the caller’s own factors')
           .addTag('admin', 'Realm administration: realm-admin of the realm, or super-admin of master')

@@ -148,6 +148,11 @@ export class SessionView {
   @ApiProperty({ example: '203.0.113.7' }) ip: string;
   @ApiProperty({ type: LocationView }) location: LocationView;
   @ApiProperty({ enum: ['active', 'flagged'], example: 'active' }) status: string;
+  @ApiProperty({
+    example: false,
+    description: 'The session is bound to a DPoP key (RFC 9449): its tokens work only with proofs made with it',
+  })
+  dpopBound: boolean;
   @ApiProperty({ type: SessionFlagView, nullable: true }) flag: SessionFlagView | null;
   @ApiProperty(AT) createdAt: string;
   @ApiProperty(AT) lastActiveAt: string;

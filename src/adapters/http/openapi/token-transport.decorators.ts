@@ -44,3 +44,17 @@ export const IssuesRefreshCookie = () => applyDecorators(TRANSPORT_HEADER);
 
 /** A route that may read the refresh token from its cookie (refresh, logout). */
 export const ReadsRefreshCookie = () => applyDecorators(TRANSPORT_HEADER, REFRESH_COOKIE);
+
+const DPOP_PROOF = {
+  binds:
+    'A DPoP proof (RFC 9449: typ dpop+jwt, ES256 or EdDSA, the public jwk in its header, claims htm, htu, iat, jti). ' +
+    'With a valid one the new session is bound to the proof’s key: `tokenType` is `DPoP`, the access token carries ' +
+    '`cnf.jkt`, and refreshing, logging out and calling the API then need proofs by that key. An invalid one → 401 INVALID_DPOP_PROOF.',
+  bound:
+    'A DPoP proof by the key the session is bound to; required for a bound session (else 401 INVALID_DPOP_PROOF, and the ' +
+    'refresh token is not spent), ignored for an unbound one.',
+};
+
+/** A route that reads a `DPoP` proof: `binds` a new session to its key, or checks the `bound` session's key. */
+export const AcceptsDpopProof = (use: keyof typeof DPOP_PROOF) =>
+  applyDecorators(ApiHeader({ name: 'DPoP', required: false, schema: { type: 'string' }, description: DPOP_PROOF[use] }));

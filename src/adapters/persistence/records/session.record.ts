@@ -15,6 +15,7 @@ export class SessionRecord {
   @Column({ type: 'text', nullable: true }) city: string | null;
   @Column({ type: 'text', name: 'user_agent', nullable: true }) userAgent: string | null;
   @Column({ type: 'text', array: true }) amr: string[];
+  @Column({ type: 'text', name: 'dpop_jkt', nullable: true }) dpopJkt: string | null;
   @Column({ type: 'text' }) status: string;
   @Column({ type: 'text', name: 'flag_reason', nullable: true }) flagReason: string | null;
   @Column({ type: 'double precision', name: 'flag_score', nullable: true }) flagScore: number | null;
