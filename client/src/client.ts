@@ -144,7 +144,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
     clockOffset = synced ? 0 : claims.iat * 1000 - sentAt;
     const expiresAt = synced ? claims.exp * 1000 : sentAt + (claims.exp - claims.iat - 1) * 1000;
     adopt(tokens.accessToken, expiresAt, from);
-    tabs.post({ t: 'tokens', token: tokens.accessToken, expiresAt, user: from });
+    tabs.post({ t: 'tokens', token: tokens.accessToken, expiresAt, user: from, offset: clockOffset });
   }
 
   function signedOut(reason: SignOutReason | null, announce: boolean): void {
@@ -171,12 +171,13 @@ export function createIdentityClient(options: IdentityClientOptions) {
     if (message.t === 'tokens') {
       const expiresAt = message.expiresAt as number;
       if (!access || expiresAt > access.expiresAt) {
+        clockOffset = (message.offset as number) ?? clockOffset;
         adopt(message.token as string, expiresAt, message.user as AuthUser | null);
       }
       helloReply?.();
     } else if (message.t === 'hello') {
       if (access && access.expiresAt > Date.now() + 1000)
-        tabs.post({ t: 'tokens', token: access.token, expiresAt: access.expiresAt, user });
+        tabs.post({ t: 'tokens', token: access.token, expiresAt: access.expiresAt, user, offset: clockOffset });
     } else if (message.t === 'out') {
       if (snapshot.status !== 'signed-out')
         signedOut(message.reason === 'signed-out' ? 'other-tab' : (message.reason as SignOutReason), false);
