@@ -35,5 +35,12 @@ module.exports = {
         '<rootDir>/test/docs/**/*.e2e-spec.ts',
       ],
     },
+    // The client package: its sources import siblings as `./x.js` (ES module rules); Jest maps them to the .ts files.
+    {
+      ...common,
+      displayName: 'client',
+      testMatch: ['<rootDir>/client/test/**/*.spec.ts'],
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };
