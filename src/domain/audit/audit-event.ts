@@ -23,7 +23,11 @@ export type AuditEventType =
   | 'mfa.enabled'
   | 'mfa.disabled'
   | 'realm.created'
-  | 'dpop.refused';
+  | 'dpop.refused'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated';
 
 export interface AuditEvent {
   id: string;
@@ -35,4 +39,22 @@ export interface AuditEvent {
   ip: string | null;
   at: Date;
   details: Record<string, unknown>;
+}
+
+/**
+ * An event as the admin API lists it (GET /v1/admin/events) and as webhook payloads carry it:
+ * whitelisted fields, timestamps in ISO 8601. Details never hold a secret, token or password.
+ */
+export function auditEventView(event: AuditEvent) {
+  return {
+    id: event.id,
+    type: event.type,
+    realmId: event.realmId,
+    userId: event.userId,
+    actorId: event.actorId,
+    sessionId: event.sessionId,
+    ip: event.ip,
+    at: event.at.toISOString(),
+    details: event.details,
+  };
 }

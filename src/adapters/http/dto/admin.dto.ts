@@ -51,6 +51,10 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'mfa.disabled': true,
   'realm.created': true,
   'dpop.refused': true,
+  'webhook.created': true,
+  'webhook.updated': true,
+  'webhook.deleted': true,
+  'webhook.secret_rotated': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 
