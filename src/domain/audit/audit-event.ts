@@ -29,6 +29,39 @@ export type AuditEventType =
   | 'webhook.deleted'
   | 'webhook.secret_rotated';
 
+// A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
+const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
+  'user.registered': true,
+  'user.created': true,
+  'login.succeeded': true,
+  'login.failed': true,
+  'mfa.succeeded': true,
+  'mfa.failed': true,
+  'refresh.reused': true,
+  'session.flagged': true,
+  'session.revoked': true,
+  logout: true,
+  'user.locked': true,
+  'user.unlocked': true,
+  'user.suspended': true,
+  'user.activated': true,
+  'user.deleted': true,
+  'user.password_reset': true,
+  'user.mfa_reset': true,
+  'user.roles_changed': true,
+  'password.changed': true,
+  'email.verified': true,
+  'mfa.enabled': true,
+  'mfa.disabled': true,
+  'realm.created': true,
+  'dpop.refused': true,
+  'webhook.created': true,
+  'webhook.updated': true,
+  'webhook.deleted': true,
+  'webhook.secret_rotated': true,
+};
+export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
+
 export interface AuditEvent {
   id: string;
   type: AuditEventType;
