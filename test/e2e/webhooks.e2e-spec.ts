@@ -124,7 +124,11 @@ describe('webhooks: admin API and signed delivery to a real receiver', () => {
       // The payload: {type, timestamp, data}, data being the event exactly as GET /events lists it.
       const listed = await admin(realm).get(`/events?type=user.registered&userId=${user.id}`);
       expect(listed.body.events).toHaveLength(1);
-      expect(JSON.parse(request.body)).toEqual({ type: 'user.registered', timestamp: listed.body.events[0].at, data: listed.body.events[0] });
+      expect(JSON.parse(request.body)).toEqual({
+        type: 'user.registered',
+        timestamp: listed.body.events[0].at,
+        data: listed.body.events[0],
+      });
       expect(request.body).not.toContain(PASSWORD);
 
       const [delivery] = await deliveries(realm, hook.id);
@@ -164,7 +168,9 @@ describe('webhooks: admin API and signed delivery to a real receiver', () => {
       const user = await register(t, uniqueEmail('types'), PASSWORD, realm);
       expect((await login(t, user.email, PASSWORD, {}, realm)).status).toBe(200);
       expect((await login(t, user.email, 'wrong password', {}, realm)).status).toBe(401);
-      await admin(realm).post('/webhooks').send({ url: logins.url, events: ['user.deleted'] });
+      await admin(realm)
+        .post('/webhooks')
+        .send({ url: logins.url, events: ['user.deleted'] });
       await dispatch();
       await everything.waitFor((received) => received.length >= 5);
       expect(logins.received.map((x) => x.payload.type)).toEqual(['login.succeeded']);
@@ -290,7 +296,9 @@ describe('webhooks: admin API and signed delivery to a real receiver', () => {
       expect(got.body.webhook.enabled).toBe(false);
       expect((await deliveries(realm, hook.id))[0]).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });
       const audited = await storedEvents(t, realm, { type: 'webhook.updated' });
-      expect(audited).toEqual([expect.objectContaining({ actor_id: null, details: { webhookId: hook.id, changed: ['enabled'], reason: 'gone' } })]);
+      expect(audited).toEqual([
+        expect.objectContaining({ actor_id: null, details: { webhookId: hook.id, changed: ['enabled'], reason: 'gone' } }),
+      ]);
 
       await register(t, uniqueEmail('gone'), PASSWORD, realm);
       t.clock.advance(3600);
@@ -500,14 +508,18 @@ describe('webhooks: admin API and signed delivery to a real receiver', () => {
       const otherAdmin = await createUser(t, root, otherRealm, { roles: ['realm-admin'] });
       const member = await signedInUser(t, realm);
 
-      const asRealmAdmin = await admin(realm, realmAdmin.accessToken).post('/webhooks').send({ url: r.url, events: ['*'] });
+      const asRealmAdmin = await admin(realm, realmAdmin.accessToken)
+        .post('/webhooks')
+        .send({ url: r.url, events: ['*'] });
       expect(asRealmAdmin.status).toBe(201);
       const id = asRealmAdmin.body.webhook.id;
       expect((await admin(realm, realmAdmin.accessToken).get(`/webhooks/${id}/deliveries`)).status).toBe(200);
       for (const token of [member.accessToken, otherAdmin.accessToken]) {
         for (const res of [
           await admin(realm, token).get('/webhooks'),
-          await admin(realm, token).post('/webhooks').send({ url: r.url, events: ['*'] }),
+          await admin(realm, token)
+            .post('/webhooks')
+            .send({ url: r.url, events: ['*'] }),
           await admin(realm, token).get(`/webhooks/${id}`),
           await admin(realm, token).post(`/webhooks/${id}/rotate-secret`),
           await admin(realm, token).delete(`/webhooks/${id}`),

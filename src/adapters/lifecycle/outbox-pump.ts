@@ -80,7 +80,9 @@ export class OutboxPump<Outcome extends string> {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.dispatchDue()
-        .catch((error: unknown) => this.logger.warn(`${this.options.name} poll failed: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) =>
+          this.logger.warn(`${this.options.name} poll failed: ${error instanceof Error ? error.message : String(error)}`),
+        )
         .finally(() => this.schedule(this.options.pollIntervalMs));
     }, delayMs);
     this.timer.unref();

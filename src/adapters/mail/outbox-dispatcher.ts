@@ -131,7 +131,9 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnModuleDestroy
       return this.recordFailure(message, error);
     }
     // The bodies hold live link tokens; once delivered they are not kept.
-    await this.outbox.settle(message, `status = 'sent', sent_at = $3, last_error = NULL, text_body = '', html_body = ''`, [this.clock.now()]);
+    await this.outbox.settle(message, `status = 'sent', sent_at = $3, last_error = NULL, text_body = '', html_body = ''`, [
+      this.clock.now(),
+    ]);
     return 'sent';
   }
 

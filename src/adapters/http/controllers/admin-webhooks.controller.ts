@@ -1,13 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { CreateWebhookUseCase } from '../../../application/webhooks/create-webhook.use-case';
 import { DeleteWebhookUseCase } from '../../../application/webhooks/delete-webhook.use-case';
@@ -119,7 +111,13 @@ export class AdminWebhooksController {
   async deliveries(@Param('id') id: string, @Query() query: ListDeliveriesQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const { deliveries, total } = await this.listDeliveries.execute({ realmId: realm.id, webhookId: id, status: query.status, page, limit });
+    const { deliveries, total } = await this.listDeliveries.execute({
+      realmId: realm.id,
+      webhookId: id,
+      status: query.status,
+      page,
+      limit,
+    });
     return { deliveries: deliveries.map(presentWebhooks.delivery), pagination: present.pagination(total, page, limit) };
   }
 
