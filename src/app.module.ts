@@ -12,6 +12,7 @@ import { ObservabilityModule } from './modules/observability.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
 import { TokenTransportModule } from './modules/token-transport.module';
+import { WebhooksModule } from './modules/webhooks.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
 @Module({
@@ -31,6 +32,7 @@ import { TokenTransportModule } from './modules/token-transport.module';
     AdminModule,
     HousekeepingModule,
     HttpPipelineModule,
+    WebhooksModule,
   ],
 })
 export class AppModule {}

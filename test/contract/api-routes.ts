@@ -6,7 +6,7 @@ import { DomainErrorCode } from '../../src/domain/errors';
  * each one (test/contract/openapi.spec.ts).
  */
 export interface ContractRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   status: number;
   auth: 'public' | 'bearer';
@@ -89,6 +89,14 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('get', `${ADMIN}/events`, 200, 'bearer', ADMIN_ERRORS),
   route('get', `${ADMIN}/realms`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/realms`, 201, 'bearer', ADMIN_ERRORS),
+  route('post', `${ADMIN}/webhooks`, 201, 'bearer', ADMIN_ERRORS),
+  route('get', `${ADMIN}/webhooks`, 200, 'bearer', ADMIN_ERRORS),
+  route('get', `${ADMIN}/webhooks/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('patch', `${ADMIN}/webhooks/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('delete', `${ADMIN}/webhooks/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('post', `${ADMIN}/webhooks/{id}/rotate-secret`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('get', `${ADMIN}/webhooks/{id}/deliveries`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('post', `${ADMIN}/webhooks/{id}/deliveries/{deliveryId}/retry`, 202, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND', 'NOT_FOUND']),
   // the operations rules
   route('get', '/health/live', 200, 'public'),
   route('get', '/health/ready', 200, 'public'),

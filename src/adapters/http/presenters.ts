@@ -1,7 +1,7 @@
 import { TokenSet } from '../../application/auth/session-issuer';
 import { MfaStatus } from '../../application/mfa/get-mfa-status.use-case';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
-import { AuditEvent } from '../../domain/audit/audit-event';
+import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';
 import { Realm } from '../../domain/realm/realm';
 import { Session } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
@@ -90,16 +90,6 @@ export const present = {
   },
 
   event(event: AuditEvent) {
-    return {
-      id: event.id,
-      type: event.type,
-      realmId: event.realmId,
-      userId: event.userId,
-      actorId: event.actorId,
-      sessionId: event.sessionId,
-      ip: event.ip,
-      at: event.at.toISOString(),
-      details: event.details,
-    };
+    return auditEventView(event);
   },
 };

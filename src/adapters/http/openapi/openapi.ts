@@ -37,6 +37,7 @@ const EXAMPLE_MESSAGE: Record<DomainErrorCode, string> = {
   REALM_NOT_FOUND: 'Realm "acme" does not exist',
   USER_NOT_FOUND: 'User not found',
   SESSION_NOT_FOUND: 'Session not found',
+  WEBHOOK_NOT_FOUND: 'Webhook not found',
   EMAIL_ALREADY_REGISTERED: 'This email address is already registered',
   INVALID_USER_STATE: 'The user is active; only a suspended user can be activated',
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
