@@ -11,6 +11,7 @@ import { MfaModule } from './modules/mfa.module';
 import { ObservabilityModule } from './modules/observability.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
+import { RealmSettingsModule } from './modules/realm-settings.module';
 import { TokenTransportModule } from './modules/token-transport.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
@@ -19,6 +20,7 @@ import { TokenTransportModule } from './modules/token-transport.module';
     // Shared by every feature, bound once.
     ConfigModule,
     PersistenceModule,
+    RealmSettingsModule,
     CryptoModule,
     ObservabilityModule,
     MailModule,

@@ -113,7 +113,7 @@ async function secondsUntilRotationIsSafe(app: INestApplicationContext): Promise
   if (!current) return 0;
   const config = app.get(AppConfig);
   const realms = await app.get(ListRealmsUseCase).execute();
-  const longest = Math.max(config.accessTokenTtlSeconds, ...realms.map((realm) => realm.accessTokenTtl(config.accessTokenTtlSeconds)));
+  const longest = Math.max(config.accessTokenTtlSeconds, ...realms.map((realm) => realm.policy.accessTokenTtlSeconds));
   const elapsed = (app.get(Clock).now().getTime() - current.getTime()) / 1000;
   return Math.max(0, Math.ceil(longest - elapsed));
 }

@@ -23,6 +23,7 @@ export type AuditEventType =
   | 'mfa.enabled'
   | 'mfa.disabled'
   | 'realm.created'
+  | 'realm.updated'
   | 'dpop.refused';
 
 export interface AuditEvent {

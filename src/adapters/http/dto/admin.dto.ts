@@ -50,6 +50,7 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'mfa.enabled': true,
   'mfa.disabled': true,
   'realm.created': true,
+  'realm.updated': true,
   'dpop.refused': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
