@@ -148,7 +148,9 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       expect((await repos.users.findWithLiveSession('default', user.id, session.id, now, LIFETIME))?.email).toBe(user.email);
       expect(await repos.users.findWithLiveSession('default', other.id, session.id, now, LIFETIME)).toBeNull();
       expect(await repos.users.findWithLiveSession('master', user.id, session.id, now, LIFETIME)).toBeNull();
-      expect(await repos.users.findWithLiveSession('default', user.id, session.id, new Date(now.getTime() + 3601_000), LIFETIME)).toBeNull();
+      expect(
+        await repos.users.findWithLiveSession('default', user.id, session.id, new Date(now.getTime() + 3601_000), LIFETIME),
+      ).toBeNull();
       expect(await repos.users.findWithLiveSession('default', user.id, 'not-a-uuid', now, LIFETIME)).toBeNull();
       await repos.sessions.revoke('default', session.id, now, 'logout');
       expect(await repos.users.findWithLiveSession('default', user.id, session.id, now, LIFETIME)).toBeNull();

@@ -41,7 +41,6 @@ const invalidResponse = (why: string) =>
  */
 @Injectable()
 export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
-
   async registrationOptions(input: {
     userId: string;
     userName: string;

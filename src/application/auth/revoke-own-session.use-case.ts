@@ -62,9 +62,15 @@ export class RevokeOwnSessionUseCase {
     const session = await this.sessions.findById(input.realm.id, input.sessionId);
     if (!session || session.userId !== input.userId || !session.isLive(now, input.realm.policy.sessionLifetime)) throw notFound();
     await this.tx.run(async () => {
-      const revoked = await revokeByOwner({ sessions: this.sessions, audit: this.audit }, { realmId: input.realm.id, userId: input.userId, ip: input.ip }, session.id, now, {
-        current: session.id === input.currentSessionId,
-      });
+      const revoked = await revokeByOwner(
+        { sessions: this.sessions, audit: this.audit },
+        { realmId: input.realm.id, userId: input.userId, ip: input.ip },
+        session.id,
+        now,
+        {
+          current: session.id === input.currentSessionId,
+        },
+      );
       if (!revoked) throw notFound();
     });
   }

@@ -82,8 +82,7 @@ export class HousekeepingUseCase {
       if (!stop()) {
         // The JWKS keeps the current and the previous key only: never rotate twice within the
         // longest access-token lifetime, or the key of still-valid tokens would drop out.
-        const longestTtlMs =
-          Math.max(this.config.accessTokenTtlSeconds, ...policies.map((policy) => policy.accessTokenTtlSeconds)) * 1000;
+        const longestTtlMs = Math.max(this.config.accessTokenTtlSeconds, ...policies.map((policy) => policy.accessTokenTtlSeconds)) * 1000;
         const cutoff = new Date(now - Math.max(keyRotationDays * DAY_MS, longestTtlMs + KEY_CACHE_MARGIN_MS));
         report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
       }

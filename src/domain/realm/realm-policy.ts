@@ -71,7 +71,12 @@ export class RealmPolicy {
    * The password rules with this realm's minimum length (wherever a password is set).
    * @throws DomainError VALIDATION_FAILED with the reason on `field`
    */
-  assertAcceptablePassword(password: string, isCommon: (candidate: string) => boolean, context: PasswordContext = {}, field = 'password'): void {
+  assertAcceptablePassword(
+    password: string,
+    isCommon: (candidate: string) => boolean,
+    context: PasswordContext = {},
+    field = 'password',
+  ): void {
     assertAcceptablePassword(password, isCommon, { ...context, minLength: this.s.passwordMinLength }, field);
   }
 

@@ -145,7 +145,8 @@ class Collector {
 
 function integer(c: Collector, field: string, value: unknown, range: { min: number; max: number }): number | null | undefined {
   if (value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value)) return c.fail(field, `must be a whole number from ${range.min} to ${range.max}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    return c.fail(field, `must be a whole number from ${range.min} to ${range.max}`);
   if (value < range.min || value > range.max) return c.fail(field, `must be from ${range.min} to ${range.max}`);
   return value;
 }
@@ -159,7 +160,8 @@ export function parseBaseUrl(value: string): string | null {
   } catch {
     return null;
   }
-  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash || value.includes('#')) return null;
+  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash || value.includes('#'))
+    return null;
   return value.replace(/\/+$/, '');
 }
 
@@ -229,7 +231,10 @@ function parseLockout(c: Collector, value: unknown): Partial<Nullable<LockoutSet
  */
 export function parseSettingsPatch(input: unknown): RealmSettingsPatch {
   const c = new Collector();
-  if (!isPlainObject(input)) throw new DomainError('VALIDATION_FAILED', 'settings must be an object', { details: [{ field: 'settings', message: 'must be an object' }] });
+  if (!isPlainObject(input))
+    throw new DomainError('VALIDATION_FAILED', 'settings must be an object', {
+      details: [{ field: 'settings', message: 'must be an object' }],
+    });
   const patch: RealmSettingsPatch = {};
   for (const key of Object.keys(input)) {
     const field = `settings.${key}`;
@@ -237,7 +242,8 @@ export function parseSettingsPatch(input: unknown): RealmSettingsPatch {
     switch (key) {
       case 'publicUrl':
         if (value === null) patch.publicUrl = null;
-        else if (typeof value !== 'string' || !parseBaseUrl(value)) c.fail(field, 'must be an http(s) URL without credentials, query or fragment');
+        else if (typeof value !== 'string' || !parseBaseUrl(value))
+          c.fail(field, 'must be an http(s) URL without credentials, query or fragment');
         else patch.publicUrl = parseBaseUrl(value);
         break;
       case 'webauthn': {
@@ -269,7 +275,8 @@ export function parseSettingsPatch(input: unknown): RealmSettingsPatch {
       case 'fingerprintMatchThreshold': {
         const { min, max } = SETTING_RANGES.fingerprintMatchThreshold;
         if (value === null) patch.fingerprintMatchThreshold = null;
-        else if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) c.fail(field, `must be a number from ${min} to ${max}`);
+        else if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+          c.fail(field, `must be a number from ${min} to ${max}`);
         else patch.fingerprintMatchThreshold = value;
         break;
       }

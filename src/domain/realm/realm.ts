@@ -150,7 +150,10 @@ export class Realm {
     const changes: RealmChanges = { changed: [], from: {}, to: {} };
     for (const field of Object.keys(after)) {
       const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
-      if (differs(before[field as keyof typeof before], after[field as keyof typeof after]) || differs(beforeStored[field], afterStored[field])) {
+      if (
+        differs(before[field as keyof typeof before], after[field as keyof typeof after]) ||
+        differs(beforeStored[field], afterStored[field])
+      ) {
         changes.changed.push(field);
         changes.from[field] = before[field as keyof typeof before];
         changes.to[field] = after[field as keyof typeof after];

@@ -49,17 +49,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
       tx,
       f.clock,
     ),
-    change: new ChangePasswordUseCase(
-      f.userRepo,
-      f.sessions,
-      f.oneTimeTokens,
-      f.hasher,
-      blocklist,
-      accountEmails,
-      f.audit,
-      tx,
-      f.clock,
-    ),
+    change: new ChangePasswordUseCase(f.userRepo, f.sessions, f.oneTimeTokens, f.hasher, blocklist, accountEmails, f.audit, tx, f.clock),
     async signIn() {
       const result = await f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client });
       if (result.kind !== 'authenticated') throw new Error('expected a session');

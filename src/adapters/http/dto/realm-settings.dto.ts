@@ -40,7 +40,13 @@ export class RealmSettingsPatchView {
   @ApiPropertyOptional({ type: WebauthnSettingsPatchView, nullable: true }) webauthn?: WebauthnSettingsPatchView | null;
   @ApiPropertyOptional({ enum: ['open', 'closed'], nullable: true, description: 'Always closed in master' }) registration?: string | null;
   @ApiPropertyOptional({ type: Boolean, nullable: true }) requireVerifiedEmail?: boolean | null;
-  @ApiPropertyOptional({ type: Number, nullable: true, minimum: R.accessTokenTtlSeconds.min, maximum: R.accessTokenTtlSeconds.max, example: 300 })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: R.accessTokenTtlSeconds.min,
+    maximum: R.accessTokenTtlSeconds.max,
+    example: 300,
+  })
   accessTokenTtlSeconds?: number | null;
   @ApiPropertyOptional({
     type: Number,
@@ -78,7 +84,10 @@ export class UpdateRealmDto {
   @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ type: RealmSettingsPatchView, description: 'Merged field by field; null returns a field to the deployment default' })
+  @ApiPropertyOptional({
+    type: RealmSettingsPatchView,
+    description: 'Merged field by field; null returns a field to the deployment default',
+  })
   @ValidateIf((body: UpdateRealmDto) => body.settings !== undefined)
   @IsObject()
   settings?: Record<string, unknown>;
