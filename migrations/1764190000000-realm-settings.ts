@@ -4,7 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Per-realm settings. Every setting is a nullable column: null follows the deployment default
  * (the environment), so existing realms keep behaving as before. The ranges repeat the domain's
  * as CHECK constraints, a last line against a bad write. Nullable columns without a default, and
- * `enabled` with a constant default, rewrite nothing; `updated_at` starts at `created_at`.
+ * `enabled` and `updated_at` with non-volatile defaults, rewrite nothing; `updated_at` of the
+ * existing realms starts at their `created_at`.
  */
 export class RealmSettings1764190000000 implements MigrationInterface {
   name = 'RealmSettings1764190000000';
@@ -25,10 +26,9 @@ export class RealmSettings1764190000000 implements MigrationInterface {
         ADD COLUMN lockout_duration_seconds integer NULL CHECK (lockout_duration_seconds BETWEEN 0 AND 86400),
         ADD COLUMN password_min_length integer NULL CHECK (password_min_length BETWEEN 8 AND 128),
         ADD COLUMN fingerprint_match_threshold double precision NULL CHECK (fingerprint_match_threshold BETWEEN 0.5 AND 0.95),
-        ADD COLUMN updated_at timestamptz NULL
+        ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now()
     `);
     await q.query(`UPDATE realms SET updated_at = created_at`);
-    await q.query(`ALTER TABLE realms ALTER COLUMN updated_at SET NOT NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {
