@@ -11,6 +11,7 @@ import { MfaModule } from './modules/mfa.module';
 import { ObservabilityModule } from './modules/observability.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
+import { RealmSettingsModule } from './modules/realm-settings.module';
 import { TokenTransportModule } from './modules/token-transport.module';
 import { WebhooksModule } from './modules/webhooks.module';
 
@@ -20,6 +21,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     // Shared by every feature, bound once.
     ConfigModule,
     PersistenceModule,
+    RealmSettingsModule,
     CryptoModule,
     ObservabilityModule,
     MailModule,

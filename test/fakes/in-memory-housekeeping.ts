@@ -90,6 +90,16 @@ export class InMemoryRealmRepository extends RealmRepository {
   async findById(id: string): Promise<Realm | null> {
     return this.realms.find((r) => r.id === id) ?? null;
   }
+  async findByIdForUpdate(id: string): Promise<Realm | null> {
+    return this.findById(id);
+  }
+  async save(realm: Realm): Promise<void> {
+    this.realms.splice(
+      this.realms.findIndex((r) => r.id === realm.id),
+      1,
+      realm,
+    );
+  }
   async list(): Promise<Realm[]> {
     return [...this.realms];
   }

@@ -10,6 +10,7 @@ import { HousekeepingIndexes1764150000000 } from '../../../migrations/1764150000
 import { RealmScopedUserSearch1764160000000 } from '../../../migrations/1764160000000-realm-scoped-user-search';
 import { SessionDpopBinding1764170000000 } from '../../../migrations/1764170000000-session-dpop-binding';
 import { Webhooks1764180000000 } from '../../../migrations/1764180000000-webhooks';
+import { RealmSettings1764190000000 } from '../../../migrations/1764190000000-realm-settings';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   RealmScopedUserSearch1764160000000,
   SessionDpopBinding1764170000000,
   Webhooks1764180000000,
+  RealmSettings1764190000000,
 ];
 
 /**

@@ -56,7 +56,7 @@ export class RefreshUseCase {
     if (!context) throw invalidToken();
     const { token, session, user } = context;
     const now = this.clock.now();
-    if (!session.isLive(now, this.config.sessionIdleTimeoutSeconds) || !user.canAuthenticate(now)) throw invalidToken();
+    if (!session.isLive(now, realm.policy.sessionLifetime) || !user.canAuthenticate(now)) throw invalidToken();
     // Before anything is spent, flagged or revoked: without the key, a stolen token changes nothing.
     await this.assertKeyHolder(realm, context, input.dpop, client, 'refresh', now);
 

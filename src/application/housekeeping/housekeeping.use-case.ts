@@ -72,11 +72,17 @@ export class HousekeepingUseCase {
 
     report.ran = await this.lock.runExclusive(HOUSEKEEPING_LOCK, async () => {
       const now = this.clock.now().getTime();
-      const { sessionRetentionDays, sessionIdleTimeoutSeconds, auditRetentionDays, keyRotationDays } = this.config;
+      const { sessionRetentionDays, auditRetentionDays, keyRotationDays } = this.config;
+      const policies = (await this.realms.list()).map((realm) => realm.policy);
+      // Sessions idle longer than every realm allows: a realm with a long idle timeout keeps its own.
+      const sessionIdleTimeoutSeconds = Math.max(
+        this.config.sessionIdleTimeoutSeconds,
+        ...policies.map((policy) => policy.sessionLifetime.idleTimeoutSeconds),
+      );
       if (!stop()) {
         // The JWKS keeps the current and the previous key only: never rotate twice within the
         // longest access-token lifetime, or the key of still-valid tokens would drop out.
-        const longestTtlMs = await this.longestAccessTokenTtlMs();
+        const longestTtlMs = Math.max(this.config.accessTokenTtlSeconds, ...policies.map((policy) => policy.accessTokenTtlSeconds)) * 1000;
         const cutoff = new Date(now - Math.max(keyRotationDays * DAY_MS, longestTtlMs + KEY_CACHE_MARGIN_MS));
         report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
       }
@@ -92,11 +98,5 @@ export class HousekeepingUseCase {
       report.auditEvents = await drain(() => this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit));
     });
     return report;
-  }
-
-  private async longestAccessTokenTtlMs(): Promise<number> {
-    const fallback = this.config.accessTokenTtlSeconds;
-    const realms = await this.realms.list();
-    return Math.max(fallback, ...realms.map((realm) => realm.accessTokenTtl(fallback))) * 1000;
   }
 }

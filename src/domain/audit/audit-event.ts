@@ -23,6 +23,7 @@ export type AuditEventType =
   | 'mfa.enabled'
   | 'mfa.disabled'
   | 'realm.created'
+  | 'realm.updated'
   | 'dpop.refused'
   | 'webhook.created'
   | 'webhook.updated'
@@ -54,6 +55,7 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'mfa.enabled': true,
   'mfa.disabled': true,
   'realm.created': true,
+  'realm.updated': true,
   'dpop.refused': true,
   'webhook.created': true,
   'webhook.updated': true,

@@ -1,6 +1,8 @@
 import { HousekeepingUseCase, MAX_BATCHES_PER_RUN } from '../../../src/application/housekeeping/housekeeping.use-case';
 import { loadConfig } from '../../../src/config/load-config';
+import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { Realm } from '../../../src/domain/realm/realm';
+import { noOverrides } from '../../../src/domain/realm/realm-settings';
 import {
   InMemoryExpiredDataPurger,
   InMemoryJobLock,
@@ -72,7 +74,18 @@ describe('HousekeepingUseCase', () => {
   });
 
   it('never rotates twice within the longest access-token lifetime of any realm', async () => {
-    const longLived = Realm.restore({ id: 'kiosk', name: 'Kiosk', accessTokenTtlSeconds: 3 * 86_400, createdAt: daysAgo(100) });
+    // A row written before the per-realm range existed: restored as stored.
+    const longLived = Realm.restore(
+      {
+        id: 'kiosk',
+        name: 'Kiosk',
+        enabled: true,
+        overrides: { ...noOverrides(), accessTokenTtlSeconds: 3 * 86_400 },
+        createdAt: daysAgo(100),
+        updatedAt: daysAgo(100),
+      },
+      realmDefaultsFrom(loadConfig({})),
+    );
     expect((await setup(undefined, 2, 1, [longLived]).useCase.execute()).rotatedKey).toBeNull();
     expect((await setup(undefined, 4, 1, [longLived]).useCase.execute()).rotatedKey).toBe('kid-1');
     expect((await setup(undefined, 2, 1).useCase.execute()).rotatedKey).toBe('kid-1');
