@@ -42,5 +42,13 @@ module.exports = {
       testMatch: ['<rootDir>/client/test/**/*.spec.ts'],
       moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     },
+    // The resource-server verifier package, tested against the real service. Its sources import
+    // siblings as `./x.js` (ES module rules); Jest maps them to the .ts files.
+    {
+      ...common,
+      displayName: 'verifier',
+      testMatch: ['<rootDir>/verifier/test/**/*.e2e-spec.ts'],
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };
