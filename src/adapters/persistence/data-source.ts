@@ -11,6 +11,7 @@ import { RealmScopedUserSearch1764160000000 } from '../../../migrations/17641600
 import { SessionDpopBinding1764170000000 } from '../../../migrations/1764170000000-session-dpop-binding';
 import { Webhooks1764180000000 } from '../../../migrations/1764180000000-webhooks';
 import { RealmSettings1764190000000 } from '../../../migrations/1764190000000-realm-settings';
+import { WebhookDeliveryRetention1764200000000 } from '../../../migrations/1764200000000-webhook-delivery-retention';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   SessionDpopBinding1764170000000,
   Webhooks1764180000000,
   RealmSettings1764190000000,
+  WebhookDeliveryRetention1764200000000,
 ];
 
 /**

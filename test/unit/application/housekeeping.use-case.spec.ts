@@ -36,6 +36,7 @@ describe('HousekeepingUseCase', () => {
       sessions: daysAgo(30).toISOString(),
       tokens: daysAgo(1).toISOString(),
       emails: daysAgo(7).toISOString(),
+      webhooks: daysAgo(7).toISOString(),
       audit: daysAgo(365).toISOString(),
     });
     expect(purger.calls.find((c) => c.kind === 'sessions')!.idleTimeoutSeconds).toBe(604800);
@@ -50,7 +51,15 @@ describe('HousekeepingUseCase', () => {
     );
     const { useCase } = setup(purger);
     const report = await useCase.execute({ batchSize: 3 });
-    expect(report).toEqual({ ran: true, sessions: 7, oneTimeTokens: 1, deliveredEmails: 4, auditEvents: 1, rotatedKey: null });
+    expect(report).toEqual({
+      ran: true,
+      sessions: 7,
+      oneTimeTokens: 1,
+      deliveredEmails: 4,
+      deliveredWebhooks: 0,
+      auditEvents: 1,
+      rotatedKey: null,
+    });
     expect(purger.calls.filter((c) => c.kind === 'sessions').map((c) => c.limit)).toEqual([3, 3, 3]); // 3 + 3 + 1
     expect(purger.calls.filter((c) => c.kind === 'emails')).toHaveLength(2); // 3 + 1
     expect(purger.sessionsEnded).toEqual([]);
@@ -100,6 +109,7 @@ describe('HousekeepingUseCase', () => {
       sessions: 0,
       oneTimeTokens: 0,
       deliveredEmails: 0,
+      deliveredWebhooks: 0,
       auditEvents: 0,
       rotatedKey: null,
     });
