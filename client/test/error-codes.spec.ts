@@ -1,4 +1,4 @@
-import type { ApiErrorCode } from '../../client/src/errors';
+import type { ApiErrorCode } from '../src/errors';
 import type { DomainErrorCode } from '../../src/domain/errors';
 
 // The client package cannot import the service's sources, so it spells the codes out; the type
