@@ -30,7 +30,7 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^[^.]', message: 'The domain imports nothing but the domain.' },
-            outside('application', 'adapters', 'config'),
+            outside('application', 'adapters', 'config', 'modules'),
           ],
         },
       ],
@@ -48,7 +48,7 @@ export default tseslint.config(
           ],
           patterns: [
             { regex: '^(?!@nestjs/common$)[^.]', message: 'Application code imports no packages: put I/O behind a port.' },
-            outside('adapters'),
+            outside('adapters', 'modules'),
             { regex: '^(\\.\\./)+config/(?!app-config$)', message: 'Application code may use only the AppConfig class.' },
           ],
         },
@@ -59,12 +59,14 @@ export default tseslint.config(
     // Adapters depend inwards; the HTTP adapter reaches the database only through ports.
     files: ['src/adapters/**/*.ts'],
     ignores: ['src/adapters/http/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [outside('http')] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [outside('http', 'modules')] }] },
   },
   {
     files: ['src/adapters/http/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [outside('persistence', 'mail', 'crypto')] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [outside('persistence', 'mail', 'crypto', 'modules')] }] },
   },
+  // src/modules, app.module.ts, main.ts and cli.ts are the composition: they may import every layer,
+  // and no layer imports them.
   {
     files: ['src/main.ts', 'src/cli.ts', 'bench/**/*.ts', 'bench/**/*.mjs', 'test/**/*.ts'],
     rules: { 'no-console': 'off' },

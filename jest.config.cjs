@@ -19,6 +19,9 @@ const common = {
 module.exports = {
   // A global option: Jest ignores it inside a project. e2e files boot an app per file.
   testTimeout: 60000,
+  // Jest's default is one worker fewer than the cores: one on a two-core laptop. Test files are
+  // independent (each has its own database), so every core runs one.
+  maxWorkers: '100%',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
     {
@@ -29,6 +32,7 @@ module.exports = {
         '<rootDir>/test/integration/**/*.spec.ts',
         '<rootDir>/test/contract/**/*.spec.ts',
         '<rootDir>/test/security/**/*.spec.ts',
+        '<rootDir>/test/docs/**/*.e2e-spec.ts',
       ],
     },
     // The client package: its sources import siblings as `./x.js` (ES module rules); Jest maps them to the .ts files.

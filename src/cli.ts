@@ -128,8 +128,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // Errors only: the command's own output is what the operator reads (and a generated password).
-  const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error'] });
+  // A failure to start (the embedded database held by a server, say) is said once, without a stack;
+  // after that, errors only: the command's own output is what the operator reads (and a generated password).
+  const app = await NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false }).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  });
+  app.useLogger(['error']);
   let code: number;
   try {
     // The one input of this entry point that is not service configuration.

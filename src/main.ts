@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { configureApp } from './adapters/http/configure-app';
 import { installGracefulShutdown } from './adapters/http/graceful-shutdown';
 import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
 import { ConfigError, loadConfig } from './config/load-config';
 
 async function bootstrap(): Promise<void> {
@@ -16,12 +17,27 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+  if (config.profile === 'development') announceDevelopmentProfile(config);
   const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
   installGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutSeconds * 1000 });
   await app.listen(config.port, config.host);
   console.log(
     `Identity service listening on http://${config.host}:${config.port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`,
+  );
+}
+
+/** The development profile says so at start, with what it changed, so it is never mistaken for production. */
+function announceDevelopmentProfile(config: AppConfig): void {
+  const limits = Object.entries(config.rateLimits).map(([name, { limit, ttlSeconds }]) => `${name} ${limit}/${ttlSeconds}s`);
+  console.log(
+    [
+      'DEVELOPMENT PROFILE (APP_PROFILE=development) — not for production:',
+      `  rate limits relaxed: ${limits.join(', ')}`,
+      `  CORS open to: ${config.corsOrigins.join(', ') || 'nobody'}`,
+      `  emails: ${config.smtpUrl ? 'sent through SMTP_URL' : 'written to the log'}`,
+      `  links and token issuer: ${config.publicUrl} (issuer ${config.issuer})`,
+    ].join('\n'),
   );
 }
 

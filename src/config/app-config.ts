@@ -9,6 +9,11 @@ export interface RateLimit {
  * Application code receives this class by injection; nothing else reads `process.env`.
  */
 export class AppConfig {
+  /**
+   * `development` (npm run dev) relaxes the rate limits and opens CORS to local dev servers unless
+   * those are set explicitly; `production` is the default and changes nothing.
+   */
+  profile: 'production' | 'development';
   port: number;
   host: string;
   /** PostgreSQL URL; null selects the embedded PGlite database in `dataDir`. */
@@ -47,6 +52,7 @@ export class AppConfig {
   webauthnRpId: string;
   webauthnRpName: string;
   webauthnOrigins: string[];
+  /** Exact origins, or `scheme://host:*` for every port of a host. */
   corsOrigins: string[];
   /** The service's own public base URL, without a trailing slash: DPoP `htu` and the cookie-transport origin check. */
   apiUrl: string;

@@ -95,13 +95,21 @@ function trustProxy(env: Env): AppConfig['trustProxy'] {
   return items.length === 1 ? items[0] : items;
 }
 
-const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
+/** Rate limits of the development profile: a frontend under development signs in many times a minute. */
+const DEVELOPMENT_LIMIT = { limit: 1000, ttlSeconds: 60 };
+/** The development profile's CORS origins: dev servers on any local port. */
+const DEVELOPMENT_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
 
 /**
  * Parses the environment once. Throws ConfigError naming the first invalid variable.
  */
 export function loadConfig(env: Env = process.env): AppConfig {
   const config = new AppConfig();
+  config.profile = str(env, 'APP_PROFILE', 'production') as AppConfig['profile'];
+  if (!['production', 'development'].includes(config.profile)) {
+    throw new ConfigError('APP_PROFILE', 'must be production or development');
+  }
+  const development = config.profile === 'development';
   config.port = int(env, 'PORT', 3000, 0, 65535);
   config.host = str(env, 'HOST', '0.0.0.0');
   config.databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
@@ -114,7 +122,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.smtpUrl = url(env, 'SMTP_URL', null, ['smtp:', 'smtps:']);
   config.mailFrom = str(env, 'MAIL_FROM', 'Identity Service <no-reply@localhost>');
   if (/[\r\n]/.test(config.mailFrom)) throw new ConfigError('MAIL_FROM', 'must not contain line breaks');
-  config.publicUrl = (url(env, 'PUBLIC_URL', DEFAULT_PUBLIC_URL, ['http:', 'https:']) as string).replace(/\/+$/, '');
+  config.publicUrl = (url(env, 'PUBLIC_URL', `http://localhost:${config.port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
   config.trustProxy = trustProxy(env);
   config.bootstrapAdminEmail = optional(env, 'BOOTSTRAP_ADMIN_EMAIL');
   config.bootstrapAdminPassword = optional(env, 'BOOTSTRAP_ADMIN_PASSWORD');
@@ -133,13 +141,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.recentAuthMaxAgeSeconds = int(env, 'RECENT_AUTH_MAX_AGE_SECONDS', 900, 1);
   config.fingerprintMatchThreshold = ratio(env, 'FINGERPRINT_MATCH_THRESHOLD', 0.7);
   config.bcryptCost = int(env, 'BCRYPT_COST', 12, 4, 31);
+  const limit = (name: string, fallback: RateLimit): RateLimit =>
+    rateLimit(env, name, development ? { limit: Math.max(fallback.limit, DEVELOPMENT_LIMIT.limit), ttlSeconds: 60 } : fallback);
   config.rateLimits = {
-    login: rateLimit(env, 'RATE_LIMIT_LOGIN', { limit: 5, ttlSeconds: 900 }),
-    register: rateLimit(env, 'RATE_LIMIT_REGISTER', { limit: 3, ttlSeconds: 3600 }),
-    refresh: rateLimit(env, 'RATE_LIMIT_REFRESH', { limit: 10, ttlSeconds: 60 }),
-    mfaVerify: rateLimit(env, 'RATE_LIMIT_MFA_VERIFY', { limit: 5, ttlSeconds: 60 }),
-    emailRequests: rateLimit(env, 'RATE_LIMIT_EMAIL', { limit: 3, ttlSeconds: 3600 }),
-    default: rateLimit(env, 'RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
+    login: limit('RATE_LIMIT_LOGIN', { limit: 5, ttlSeconds: 900 }),
+    register: limit('RATE_LIMIT_REGISTER', { limit: 3, ttlSeconds: 3600 }),
+    refresh: limit('RATE_LIMIT_REFRESH', { limit: 10, ttlSeconds: 60 }),
+    mfaVerify: limit('RATE_LIMIT_MFA_VERIFY', { limit: 5, ttlSeconds: 60 }),
+    emailRequests: limit('RATE_LIMIT_EMAIL', { limit: 3, ttlSeconds: 3600 }),
+    default: limit('RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
   };
   config.adminRequireMfa = bool(env, 'ADMIN_REQUIRE_MFA', false);
   const publicUrl = new URL(config.publicUrl);
@@ -148,8 +158,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS');
   if (config.webauthnOrigins.length === 0) config.webauthnOrigins = [publicUrl.origin];
   for (const origin of config.webauthnOrigins) url({ WEBAUTHN_ORIGINS: origin }, 'WEBAUTHN_ORIGINS', null, ['http:', 'https:']);
-  config.corsOrigins = list(env, 'CORS_ORIGINS');
-  for (const origin of config.corsOrigins) url({ CORS_ORIGINS: origin }, 'CORS_ORIGINS', null, ['http:', 'https:']);
+  config.corsOrigins = env.CORS_ORIGINS === undefined && development ? [...DEVELOPMENT_ORIGINS] : list(env, 'CORS_ORIGINS');
+  for (const origin of config.corsOrigins) {
+    // `scheme://host:*` allows every port of that host (development servers).
+    url({ CORS_ORIGINS: origin.replace(/:\*$/, '') }, 'CORS_ORIGINS', null, ['http:', 'https:']);
+  }
   config.apiUrl = (url(env, 'API_URL', `http://localhost:${config.port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
   if (/[?#]/.test(config.apiUrl)) throw new ConfigError('API_URL', 'must not contain a query or a fragment');
   config.dpopProofMaxAgeSeconds = int(env, 'DPOP_PROOF_MAX_AGE_SECONDS', 60, 1, 3600);

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { DpopBinding } from '../application/auth/dpop-binding';
 import { DpopProofVerifier } from '../application/ports/dpop-proof-verifier';
 import { DpopReplayStore } from '../application/ports/dpop-replay-store';
@@ -12,6 +12,7 @@ import { AppConfig } from '../config/app-config';
  * How tokens travel and whom they work for: the refresh-token cookie for browser apps, and
  * DPoP sender-constrained sessions (proof checks, the replay store, binding).
  */
+@Global()
 @Module({
   providers: [
     RefreshCookies,

@@ -65,10 +65,10 @@ function contract(name: string, setup: () => { storage: ThrottlerStorage; teardo
 
     it('blocks again at the end of a block when the client kept hammering through it', async () => {
       const k = key();
-      await storage.increment(k, 2_000, 1, 300, 'n'); // window of 2 s, block of 0.3 s
-      expect((await storage.increment(k, 2_000, 1, 300, 'n')).isBlocked).toBe(true);
+      await storage.increment(k, 10_000, 1, 300, 'n'); // window of 10 s, block of 0.3 s
+      expect((await storage.increment(k, 10_000, 1, 300, 'n')).isBlocked).toBe(true);
       await sleep(400); // the block is over, the window is not: 3 hits > 1
-      const again = await storage.increment(k, 2_000, 1, 300, 'n');
+      const again = await storage.increment(k, 10_000, 1, 300, 'n');
       expect([again.totalHits, again.isBlocked]).toEqual([3, true]);
     });
 

@@ -389,12 +389,26 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => 
       expect((await verify(t, { mfaToken: fresh, type: 'totp', code: right })).status).toBe(200);
     });
 
+    it('says a code used to confirm the setup is already used when it is tried again at sign-in', async () => {
+      const user = await userWithTotp(t);
+      // userWithTotp confirmed the setup with the previous step's code, still inside the ±1 step window.
+      const confirming = code(t, user.secret, -30);
+      const res = await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: confirming });
+      expect([res.status, res.body.error?.code, res.body.error?.message]).toEqual([
+        401,
+        'INVALID_MFA_CODE',
+        'This code has already been used; wait for the next one',
+      ]);
+    });
+
     it('replay: a code accepted once is refused for a new login in the same window, and so is an older step', async () => {
       const user = await userWithTotp(t);
       const used = code(t, user.secret);
       const previous = code(t, user.secret, -30);
       await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: used }).expect(200);
-      expectError(await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: used }), 401, 'INVALID_MFA_CODE');
+      const replayed = await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: used });
+      expectError(replayed, 401, 'INVALID_MFA_CODE');
+      expect(replayed.body.error.message).toBe('This code has already been used; wait for the next one');
       expectError(await verify(t, { mfaToken: await mfaToken(t, user.email), type: 'totp', code: previous }), 401, 'INVALID_MFA_CODE');
       const reasons = (await auditEvents(t, user.id, 'mfa.failed')).map((e) => e.details.reason);
       expect(reasons).toEqual(['replay', 'replay']);

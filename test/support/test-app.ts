@@ -8,6 +8,8 @@ import { configureApp } from '../../src/adapters/http/configure-app';
 import { AppModule } from '../../src/app.module';
 import { AppConfig } from '../../src/config/app-config';
 import { loadConfig } from '../../src/config/load-config';
+import { openDatabase } from '../../src/adapters/persistence/open-database';
+import { pgliteSnapshot } from './pglite-snapshot';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { TestClock } from './test-clock';
 
@@ -68,6 +70,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     .useValue(config)
     .overrideProvider(Clock)
     .useValue(clock);
+  if (!config.databaseUrl && config.dataDir === 'memory') {
+    // The embedded database starts from a migrated snapshot instead of an empty one.
+    const snapshot = await pgliteSnapshot();
+    builder = builder.overrideProvider(DataSource).useFactory({ factory: () => openDatabase(config, { pgliteSnapshot: snapshot }) });
+  }
   if (options.override) builder = options.override(builder);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });

@@ -1,11 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import type { RequestHandler } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { answerClientErrors } from './client-errors';
 import { PrometheusMetrics } from '../metrics/prometheus-metrics';
 import { HTTP_LOGGER } from './logging/logging.module';
+import { PinoNestLogger } from './logging/pino-nest-logger';
 import { httpMetrics } from './metrics.middleware';
 import { corsPolicy, endDeclinedPreflights, securityHeaders, varyOnOrigin } from './security-headers';
 import { jsonBody, noStore, requestId } from './middleware';
@@ -23,7 +23,7 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   answerClientErrors(app.getHttpServer());
   express.use(requestId);
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(PinoNestLogger));
   express.use(app.get<RequestHandler>(HTTP_LOGGER));
   express.use(httpMetrics(app.get(PrometheusMetrics)));
   express.use(securityHeaders());

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { TokenSet } from '../../application/auth/session-issuer';
 import { AppConfig } from '../../config/app-config';
+import { originMatcher } from '../../config/origins';
 import { DomainError, DomainErrorCode } from '../../domain/errors';
 import { present } from './presenters';
 
@@ -28,10 +29,10 @@ export function refreshCookieName(realmId: string): string {
  */
 @Injectable()
 export class RefreshCookies {
-  private readonly trustedOrigins: ReadonlySet<string>;
+  private readonly trusted: (origin: string) => boolean;
 
   constructor(config: AppConfig) {
-    this.trustedOrigins = new Set([new URL(config.apiUrl).origin, ...config.corsOrigins.map((origin) => new URL(origin).origin)]);
+    this.trusted = originMatcher([new URL(config.apiUrl).origin, ...config.corsOrigins]);
   }
 
   /** The request asks for (and may read) the cookie transport. */
@@ -92,7 +93,7 @@ export class RefreshCookies {
   private mayRead(req: Request): boolean {
     if (!this.requested(req)) return false;
     const origin = req.headers.origin;
-    return origin === undefined || this.trustedOrigins.has(origin);
+    return origin === undefined || this.trusted(origin);
   }
 }
 

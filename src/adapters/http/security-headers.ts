@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { originMatcher } from '../../config/origins';
 
 /** Headers a browser client may send and read. */
 const ALLOWED_HEADERS = [
@@ -64,7 +65,7 @@ export function securityHeaders(): RequestHandler {
  * no origin is allowed.
  */
 export function corsPolicy(origins: string[]): CorsSetting {
-  const allowed = new Set(origins.map((origin) => new URL(origin).origin));
+  const allowed = originMatcher(origins);
   const granted = {
     credentials: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -74,7 +75,7 @@ export function corsPolicy(origins: string[]): CorsSetting {
   };
   return (req: Request, callback: (error: Error | null, options: object) => void) => {
     const origin = req.headers.origin;
-    if (typeof origin === 'string' && allowed.has(origin)) callback(null, { ...granted, origin });
+    if (typeof origin === 'string' && allowed(origin)) callback(null, { ...granted, origin });
     else callback(null, { origin: false });
   };
 }

@@ -4,6 +4,9 @@ import { DomainError, FieldError } from '../../domain/errors';
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
+    // A field that is absent fails every rule it has; the one thing to say is that it is required.
+    // (The value is read only for this test; it never reaches a message.)
+    if ((error.value === undefined || error.value === null) && error.constraints) return [{ field, message: 'is required' }];
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       field,
       // class-validator prefixes the property name; the envelope keeps it in `field`.
@@ -26,7 +29,7 @@ export class AppValidationPipe extends ValidationPipe {
       transform: true,
       forbidUnknownValues: true,
       stopAtFirstError: true,
-      validationError: { target: false, value: false },
+      validationError: { target: false, value: true },
       exceptionFactory: (errors) => {
         const details = flatten(errors);
         const first = details[0] ?? { field: 'body', message: 'is invalid' };

@@ -28,7 +28,15 @@ export const MIGRATIONS = [
  * PostgreSQL when `DATABASE_URL` is set; otherwise the embedded PGlite in `DATA_DIR/pglite`
  * (or in memory when `DATA_DIR=memory`), through a driver that serialises access.
  */
-export function dataSourceOptions(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>): DataSourceOptions {
+export interface EmbeddedDatabaseOptions {
+  /** A `PGliteDriver.dump()` to start the in-memory database from, instead of an empty one. */
+  pgliteSnapshot?: Blob;
+}
+
+export function dataSourceOptions(
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>,
+  embedded: EmbeddedDatabaseOptions = {},
+): DataSourceOptions {
   const common = {
     type: 'postgres' as const,
     entities: RECORDS,
@@ -58,9 +66,16 @@ export function dataSourceOptions(config: Pick<AppConfig, 'databaseUrl' | 'dataD
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
   const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin') as typeof import('@electric-sql/pglite/contrib/btree_gin');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { ...common, driver: createPGliteDriver({ dataDir: dir, extensions: { pg_trgm, btree_gin } }) } as DataSourceOptions;
+  return {
+    ...common,
+    driver: createPGliteDriver({
+      dataDir: dir,
+      extensions: { pg_trgm, btree_gin },
+      loadDataDir: inMemory ? embedded.pgliteSnapshot : undefined,
+    }),
+  } as DataSourceOptions;
 }
 
-export function createDataSource(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>): DataSource {
-  return new DataSource(dataSourceOptions(config));
+export function createDataSource(config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>, embedded: EmbeddedDatabaseOptions = {}): DataSource {
+  return new DataSource(dataSourceOptions(config, embedded));
 }

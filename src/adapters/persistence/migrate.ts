@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/load-config';
-import { openDatabase } from './persistence.module';
+import { openDatabase } from './open-database';
 
 /** `npm run migration:run`: applies pending migrations and exits. */
 async function main(): Promise<void> {

@@ -26,6 +26,11 @@ export interface PGliteQueryResult {
 
 export interface PGliteDriver {
   Pool: new (config?: unknown) => PGlitePool;
+  /**
+   * The whole database as a `dumpDataDir()` tarball, to start other in-memory databases from
+   * (`loadDataDir`). Call it only while no query runs.
+   */
+  dump(): Promise<Blob>;
 }
 
 /**
@@ -72,7 +77,13 @@ export function createPGliteDriver(options: PGliteDriverOptions = {}, acquireTim
       super(session);
     }
   }
-  return { Pool };
+  return {
+    Pool,
+    async dump() {
+      const db = await session.open();
+      return (await db.dumpDataDir('none')) as Blob;
+    },
+  };
 }
 
 interface Session {

@@ -155,10 +155,9 @@ export class VerifyMfaUseCase {
       }
     });
     if (attempts === null) throw invalidToken();
-    throw new DomainError(
-      'INVALID_MFA_CODE',
-      attempts >= MFA_TOKEN_MAX_ATTEMPTS ? 'The code is invalid; too many wrong codes, sign in again' : 'The code is invalid',
-    );
+    // A replayed TOTP code is refused like a wrong one, but the user is told why: codes are single use.
+    const why = reason === 'replay' ? 'This code has already been used; wait for the next one' : 'The code is invalid';
+    throw new DomainError('INVALID_MFA_CODE', attempts >= MFA_TOKEN_MAX_ATTEMPTS ? `${why}; too many wrong codes, sign in again` : why);
   }
 
   /** The mfaToken is tied to the device of the pending login; a stranger's use kills it. */

@@ -129,8 +129,6 @@ export function createAccessLog(root: Logger): RequestHandler {
     };
     res.on('finish', complete);
     res.on('close', complete);
-    // nestjs-pino hands the request's logger to Nest's Logger; the id comes from requestScope.
-    (req as { log?: Logger }).log = root;
     requestScope.run(request.requestId, next);
   };
 }

@@ -1,0 +1,43 @@
+import { Module } from '@nestjs/common';
+import { AuthenticateUseCase } from '../application/auth/authenticate.use-case';
+import { DeviceObserver } from '../application/auth/device-observation';
+import { GetMeUseCase } from '../application/auth/get-me.use-case';
+import { FingerprintSessionGuardian } from '../application/auth/fingerprint-session-guardian';
+import { LoginUseCase } from '../application/auth/login.use-case';
+import { LogoutUseCase } from '../application/auth/logout.use-case';
+import { MfaChallenges } from '../application/auth/mfa-challenges';
+import { RefreshUseCase } from '../application/auth/refresh.use-case';
+import { RegisterUseCase } from '../application/auth/register.use-case';
+import { SessionGuardian } from '../application/auth/session-guardian';
+import { SessionIssuer } from '../application/auth/session-issuer';
+import { DeviceDetector } from '../application/ports/device-detector';
+import { GeoIp } from '../application/ports/geo-ip';
+import { UaParserDeviceDetector } from '../adapters/device/ua-parser-device-detector';
+import { geoIpFor } from '../adapters/geoip/maxmind-geo-ip';
+import { AuthController } from '../adapters/http/controllers/auth.controller';
+import { JwksController } from '../adapters/http/controllers/jwks.controller';
+import { AppConfig } from '../config/app-config';
+
+/**
+ * Signing in: registration, login, refresh, logout, the caller's profile, the access-token check and
+ * the device rules that guard a session (fingerprint, place). The second factor is MfaModule's.
+ */
+@Module({
+  controllers: [AuthController, JwksController],
+  providers: [
+    { provide: DeviceDetector, useClass: UaParserDeviceDetector },
+    { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
+    { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
+    DeviceObserver,
+    SessionIssuer,
+    MfaChallenges,
+    RegisterUseCase,
+    GetMeUseCase,
+    LoginUseCase,
+    RefreshUseCase,
+    LogoutUseCase,
+    AuthenticateUseCase,
+  ],
+  exports: [DeviceObserver, SessionIssuer, MfaChallenges, AuthenticateUseCase, RefreshUseCase],
+})
+export class AuthModule {}

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ModulesContainer } from '@nestjs/core';
+import { AppModule } from '../../src/app.module';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The DI tokens of the ports: every exported abstract class of the port files, and every exported
+ * symbol (a token for a collection). `ReadinessProbe` is the shape of the members of the
+ * READINESS_PROBES collection, so the collection is the binding checked for it.
+ */
+function portTokens(): Map<unknown, string> {
+  const folder = join(__dirname, '../../src/application/ports');
+  const tokens = new Map<unknown, string>();
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
+    const source = readFileSync(join(folder, file), 'utf8');
+    const names = [...source.matchAll(/^export (?:abstract class (\w+)|const (\w+) = Symbol\()/gm)]
+      .map((match) => match[1] ?? match[2])
+      .filter((name) => name !== 'ReadinessProbe');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const exported = require(join(folder, file)) as Record<string, unknown>;
+    for (const name of names) tokens.set(exported[name], `${file}: ${name}`);
+  }
+  return tokens;
+}
+
+describe('the composition: feature modules', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('binds every port of the application exactly once, across all modules', () => {
+    const modules = [...t.app.get(ModulesContainer).values()];
+    const tokens = portTokens();
+    expect(tokens.size).toBeGreaterThan(20);
+    const bindings = [...tokens].map(([token, name]) => {
+      const owners = modules.filter((module) => module.providers.has(token as never)).map((module) => module.name);
+      return { port: name, owners };
+    });
+    expect(bindings.filter(({ owners }) => owners.length !== 1)).toEqual([]);
+  });
+
+  it('keeps AppModule to imports: no provider or controller of its own', () => {
+    const appModule = [...t.app.get(ModulesContainer).values()].find((module) => module.metatype === AppModule);
+    expect(appModule).toBeDefined();
+    expect([...appModule!.controllers.keys()]).toEqual([]);
+    // Nest adds the module class itself and its core helpers (ModuleRef, ApplicationConfig) to every module.
+    const own = [...appModule!.providers.values()].filter(
+      (wrapper) => wrapper.metatype && !wrapper.isAlias && wrapper.host === appModule && wrapper.metatype !== AppModule,
+    );
+    expect(own.map((wrapper) => wrapper.name).filter((name) => !['ModuleRef', 'ApplicationConfig'].includes(String(name)))).toEqual([]);
+  });
+});
