@@ -3,6 +3,7 @@ import { ConfigModule } from './config/config.module';
 import { AccountModule } from './modules/account.module';
 import { AdminModule } from './modules/admin.module';
 import { AuthModule } from './modules/auth.module';
+import { ConsoleModule } from './modules/console.module';
 import { CryptoModule } from './modules/crypto.module';
 import { HousekeepingModule } from './modules/housekeeping.module';
 import { HttpPipelineModule } from './modules/http-pipeline.module';
@@ -31,6 +32,7 @@ import { TokenTransportModule } from './modules/token-transport.module';
     AdminModule,
     HousekeepingModule,
     HttpPipelineModule,
+    ConsoleModule,
   ],
 })
 export class AppModule {}

@@ -80,4 +80,8 @@ export class AppConfig {
   housekeepingIntervalSeconds: number;
   /** On SIGTERM, how long in-flight requests may run before their connections are cut. */
   shutdownTimeoutSeconds: number;
+  /** Serve the account console (`/account/`) and the pages the emails link to (`/verify-email`, `/reset-password`). */
+  accountConsole: boolean;
+  /** Where the built console is read from; null: `dist/console` of the running service (tests point elsewhere). */
+  accountConsoleDir: string | null;
 }

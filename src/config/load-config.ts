@@ -187,5 +187,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.outboxLeaseSeconds = int(env, 'OUTBOX_LEASE_SECONDS', 300, 60);
   config.housekeepingIntervalSeconds = int(env, 'HOUSEKEEPING_INTERVAL_SECONDS', 3600, 0);
   config.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600);
+  config.accountConsole = bool(env, 'ACCOUNT_CONSOLE', true);
+  config.accountConsoleDir = null;
   return config;
 }
