@@ -92,7 +92,7 @@ export function secondFactorView(app: App, reason: 'sign-in' | 'step-up', known:
               'Each recovery code works once.',
             );
       main = form({
-        label: mode === 'totp' ? 'Authenticator app code' : 'Recovery code',
+        label: mode === 'totp' ? 'Confirm with the authenticator app' : 'Confirm with a recovery code',
         fields: [code],
         submit: 'Verify',
         onSubmit: (values) => verify({ type: mode, code: values.code.replace(/\s+/g, '') }),

@@ -184,8 +184,9 @@ export function time(iso: string | null, relative = false): HTMLElement | string
 }
 
 function ago(date: Date): string {
+  // A moment a little ahead of this device's clock is "just now" too.
   const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  if (Math.abs(seconds) < 60) return 'just now';
+  if (seconds > -60) return 'just now';
   const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
   for (const [unit, size] of [
     ['day', 86400],

@@ -68,7 +68,19 @@ const VIEWS: Record<string, [string, (app: App) => View]> = {
 function signedInChrome(view: string, snapshot: Extract<AuthSnapshot, { status: 'signed-in' }>): void {
   who.textContent = snapshot.user?.email ?? '';
   if (!header.contains(who)) {
-    const signOut = h('button', { type: 'button', class: 'secondary', onclick: () => void client.signOut() }, 'Sign out');
+    const signOut = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          // The next sign-in starts from the profile.
+          history.replaceState(null, '', app.href(''));
+          void client.signOut();
+        },
+      },
+      'Sign out',
+    );
     header.append(h('div', { class: 'account' }, who, signOut));
   }
   nav.replaceChildren(
