@@ -109,23 +109,23 @@ describe('the account console pages', () => {
     expect(post.status).toBe(404);
   });
 
-  it('serves the paths the emails link to', async () => {
-    const addressing = {
-      realmId: 'default',
-      realmName: 'Default',
-      to: 'ada@example.com',
-      publicUrl: 'http://localhost:3000',
-      token: 'tok',
-    };
-    for (const mail of [
-      EmailTemplates.verification(addressing),
-      EmailTemplates.passwordReset(addressing),
-      EmailTemplates.invitation(addressing),
-    ]) {
-      const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
-      const res = await t.api().get(link.pathname + link.search);
-      expect(res.status).toBe(200);
-      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+  it('serves the paths the emails link to, the realm named outside the default one', async () => {
+    for (const realmId of ['default', 'acme']) {
+      const addressing = { realmId, realmName: 'Realm', to: 'ada@example.com', publicUrl: 'http://localhost:3000', token: 'tok' };
+      for (const mail of [
+        EmailTemplates.verification(addressing),
+        EmailTemplates.passwordReset(addressing),
+        EmailTemplates.invitation(addressing),
+      ]) {
+        const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
+        expect(['/verify-email', '/reset-password']).toContain(link.pathname);
+        expect(link.searchParams.get('token')).toBe('tok');
+        expect(link.searchParams.get('realm')).toBe(realmId === 'default' ? null : realmId);
+        expect(mail.html).toContain(`href="${link.href.replace(/&/g, '&amp;')}"`);
+        const res = await t.api().get(link.pathname + link.search);
+        expect(res.status).toBe(200);
+        expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+      }
     }
   });
 
