@@ -1,4 +1,5 @@
 import { coordinator, type Message } from './coordination.js';
+import { dpopKey, dpopProof, type DpopKey } from './dpop.js';
 import { errorFrom, IdentityError } from './errors.js';
 import { collectFingerprint, type FingerprintComponents } from './fingerprint.js';
 import { memoryStorage, type TokenStorage } from './storage.js';
@@ -48,6 +49,12 @@ export interface IdentityClientOptions {
   restore?: boolean;
   /** The longest time before expiry at which the access token is renewed, in seconds (default 60). */
   refreshLeadSeconds?: number;
+  /**
+   * Sender-constrained sessions (DPoP): the session is bound to a key made here with WebCrypto
+   * (not extractable; kept in IndexedDB where there is one), and every use of its tokens carries
+   * a proof signed with it, so a stolen refresh or access token is useless without the key.
+   */
+  dpop?: boolean;
   /** Loads the WebAuthn browser functions (default: a dynamic import of `@simplewebauthn/browser`). */
   webauthn?: () => Promise<WebAuthnBrowser>;
 }
@@ -56,7 +63,7 @@ type Listener<K extends keyof ClientEvents> = (event: ClientEvents[K]) => void;
 type TokensBody = { accessToken: string; refreshToken?: string; expiresIn: number };
 type Access = { token: string; expiresAt: number };
 type Pending = { mfaToken: string; reason: 'sign-in' | 'step-up'; methods: MfaMethod[] | null; sessionId: string | null };
-type Claims = { sub: string; sid: string; amr?: string[]; iat: number; exp: number };
+type Claims = { sub: string; sid: string; amr?: string[]; iat: number; exp: number; cnf?: { jkt: string } };
 type Json = Record<string, unknown>;
 
 /** After a tab rotates, it keeps the lock this long so that other tabs see its news before they decide. */
@@ -84,6 +91,10 @@ export function createIdentityClient(options: IdentityClientOptions) {
   const doFetch = (input: RequestInfo | URL, init?: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
   const leadCap = (options.refreshLeadSeconds ?? 60) * 1000;
   const fp = options.fingerprint ?? inBrowser;
+  const dpop = options.dpop ?? false;
+  let dpopKeyPromise: Promise<DpopKey> | undefined;
+  /** Service clock minus local clock, when they disagree by more than a little (for proof `iat`). */
+  let clockOffset = 0;
   const loadWebauthn = options.webauthn ?? (() => import('@simplewebauthn/browser') as Promise<WebAuthnBrowser>);
 
   let access: Access | null = null;
@@ -129,9 +140,11 @@ export function createIdentityClient(options: IdentityClientOptions) {
     if (storage && tokens.refreshToken) await storage.set(key, tokens.refreshToken);
     const claims = claimsOf(tokens.accessToken);
     // When the clocks agree, the token's own expiry is exact; otherwise count from the request.
-    const expiresAt = Math.abs(Date.now() - claims.iat * 1000) < 2000 ? claims.exp * 1000 : sentAt + (claims.exp - claims.iat - 1) * 1000;
+    const synced = Math.abs(Date.now() - claims.iat * 1000) < 2000;
+    clockOffset = synced ? 0 : claims.iat * 1000 - sentAt;
+    const expiresAt = synced ? claims.exp * 1000 : sentAt + (claims.exp - claims.iat - 1) * 1000;
     adopt(tokens.accessToken, expiresAt, from);
-    tabs.post({ t: 'tokens', token: tokens.accessToken, expiresAt, user: from });
+    tabs.post({ t: 'tokens', token: tokens.accessToken, expiresAt, user: from, offset: clockOffset });
   }
 
   function signedOut(reason: SignOutReason | null, announce: boolean): void {
@@ -158,12 +171,13 @@ export function createIdentityClient(options: IdentityClientOptions) {
     if (message.t === 'tokens') {
       const expiresAt = message.expiresAt as number;
       if (!access || expiresAt > access.expiresAt) {
+        clockOffset = (message.offset as number) ?? clockOffset;
         adopt(message.token as string, expiresAt, message.user as AuthUser | null);
       }
       helloReply?.();
     } else if (message.t === 'hello') {
       if (access && access.expiresAt > Date.now() + 1000)
-        tabs.post({ t: 'tokens', token: access.token, expiresAt: access.expiresAt, user });
+        tabs.post({ t: 'tokens', token: access.token, expiresAt: access.expiresAt, user, offset: clockOffset });
     } else if (message.t === 'out') {
       if (snapshot.status !== 'signed-out')
         signedOut(message.reason === 'signed-out' ? 'other-tab' : (message.reason as SignOutReason), false);
@@ -274,25 +288,32 @@ export function createIdentityClient(options: IdentityClientOptions) {
   // ---- HTTP ----
 
   /**
-   * Headers of a request to the service. Every request is built here, so a sender-constraining
-   * proof per request can be added in one place.
+   * The credentials of one request: `Authorization` with the access token (scheme `DPoP` for a
+   * token bound to this client's key, with a proof covering it) and, with DPoP on, a proof on the
+   * requests that create, rotate or end a session (`proof`).
    */
-  function headers(token: string | null, body: boolean, withCookie: boolean): Record<string, string> {
-    const result: Record<string, string> = { 'X-Realm-Id': realm };
-    if (body) result['Content-Type'] = 'application/json';
-    if (token) result.Authorization = `Bearer ${token}`;
-    if (withCookie) result['X-Refresh-Token-Transport'] = 'cookie';
-    return result;
+  async function authorize(headers: Headers, method: string, url: string, token: string | null, proof: boolean): Promise<void> {
+    const bound = token !== null && claimsOf(token).cnf !== undefined;
+    if (token) headers.set('Authorization', `${bound ? 'DPoP' : 'Bearer'} ${token}`);
+    if (dpop && (proof || bound)) {
+      const key = await (dpopKeyPromise ??= dpopKey(`${base} ${realm}`));
+      headers.set('DPoP', await dpopProof(key, method, url, bound ? token : null, clockOffset));
+    }
   }
 
   /** One request to the service; answers other than 2xx throw an {@link IdentityError}. */
   async function call(method: string, path: string, body?: Json, tokenTransport = false, token: string | null = null): Promise<Json> {
     const withCookie = tokenTransport && cookie;
+    const url = base + AUTH + path;
+    const headers = new Headers({ 'X-Realm-Id': realm });
+    if (body !== undefined) headers.set('Content-Type', 'application/json');
+    if (withCookie) headers.set('X-Refresh-Token-Transport', 'cookie');
     let response: Response;
     try {
-      response = await doFetch(base + AUTH + path, {
+      await authorize(headers, method, url, token, tokenTransport);
+      response = await doFetch(url, {
         method,
-        headers: headers(token, body !== undefined, withCookie),
+        headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: withCookie ? 'include' : undefined,
       });
@@ -336,8 +357,8 @@ export function createIdentityClient(options: IdentityClientOptions) {
   async function authFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init);
     const retry = request.clone();
-    const send = (req: Request, token: string) => {
-      req.headers.set('Authorization', `Bearer ${token}`);
+    const send = async (req: Request, token: string) => {
+      await authorize(req.headers, req.method, req.url, token, false);
       return doFetch(req);
     };
     const token = await currentToken();

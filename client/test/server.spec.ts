@@ -1,7 +1,8 @@
-import { AddressInfo } from 'node:net';
+import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
 import { createTestApp, TestApp } from '../../test/support/test-app';
 import { PASSWORD, uniqueEmail } from '../../test/support/flows';
 import { code, decodeJwt, midStep, nextStep } from '../../test/support/mfa';
+import { freePort } from '../../test/support/sdk-app-page';
 import { linkToken, SmtpSink } from '../../test/support/smtp-sink';
 import { SoftAuthenticator } from '../../test/support/soft-authenticator';
 import {
@@ -86,11 +87,12 @@ describe('the client against the real service (Node, memory storage)', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
     t = await createTestApp({
-      env: { SMTP_URL: sink.url, MAIL_FROM: 'Identity <no-reply@identity.example>', OUTBOX_POLL_INTERVAL_MS: '50' },
+      env: { SMTP_URL: sink.url, MAIL_FROM: 'Identity <no-reply@identity.example>', OUTBOX_POLL_INTERVAL_MS: '50', API_URL: baseUrl },
     });
-    await t.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(t.http.address() as AddressInfo).port}`;
+    await t.app.listen(port, '127.0.0.1');
   });
   afterAll(async () => {
     clients.forEach((client) => client.destroy());
@@ -247,5 +249,71 @@ describe('the client against the real service (Node, memory storage)', () => {
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].revoked_at).not.toBeNull();
+  });
+});
+
+describe('the client with DPoP against the real service', () => {
+  let t: TestApp;
+  let dpopUrl: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    dpopUrl = `http://127.0.0.1:${port}`;
+    t = await createTestApp({ env: { API_URL: dpopUrl, ACCESS_TOKEN_TTL_SECONDS: '2' } });
+    await t.app.listen(port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('DPoP: the session is bound to the client’s key; a stolen refresh or access token is refused, the owner goes on', async () => {
+    const email = uniqueEmail('sdk-dpop');
+    const proofs: string[] = [];
+    const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const proof = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('DPoP');
+      if (proof) proofs.push(proof);
+      return fetch(input, init);
+    }) as typeof fetch;
+    const storage = memoryStorage();
+    const client = createIdentityClient({ baseUrl: dpopUrl, realm: 'default', transport: storage, dpop: true, fetch: recording });
+    await client.register({ email, password: PASSWORD, name: 'Bound User' });
+    await client.signIn({ email, password: PASSWORD });
+
+    const token = (await client.getAccessToken())!;
+    const jwk = decodeProtectedHeader(proofs[0]).jwk as JWK;
+    expect(jwk).toEqual({ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String) });
+    expect(decodeJwt(token)).toMatchObject({ cnf: { jkt: await calculateJwkThumbprint(jwk) } });
+    const current = (await client.sessions.list()).find((s) => s.current)!;
+    expect(current.dpopBound).toBe(true);
+
+    // The token alone, as Bearer, is refused; through the client (DPoP scheme and a proof) it works.
+    const bearer = await fetch(`${dpopUrl}/api/v1/auth/me`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(bearer.status).toBe(401);
+    expect(((await bearer.json()) as { error: { code: string } }).error.code).toBe('INVALID_DPOP_PROOF');
+    expect((await client.fetch(`${dpopUrl}/api/v1/auth/me?x=1`)).status).toBe(200);
+
+    // A copy of the refresh token without the key: refused, and the token is not spent.
+    const stolen = (await storage.get('identity:default:refresh'))!;
+    const refused = await fetch(`${dpopUrl}/api/v1/auth/refresh`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ refreshToken: stolen }),
+    });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('INVALID_DPOP_PROOF');
+
+    // The access token lives 2 s: the client renews it on its own, with a proof.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await storage.get('identity:default:refresh')).not.toBe(stolen);
+    expect((await client.fetch(`${dpopUrl}/api/v1/auth/me`)).status).toBe(200);
+    const renewed = decodeJwt((await client.getAccessToken())!);
+    expect(renewed).toMatchObject({ sid: current.id, cnf: { jkt: await calculateJwkThumbprint(jwk) } });
+    // Every proof was made with the same key.
+    for (const proof of proofs) expect(decodeProtectedHeader(proof).jwk).toEqual(jwk);
+    await client.signOut();
+    expect(client.getSnapshot()).toEqual({ status: 'signed-out', reason: 'signed-out' });
+    // The logout carried a proof too: the session really ended.
+    const [row] = await t.dataSource.query(`SELECT revoked_at FROM sessions WHERE id = $1`, [current.id]);
+    expect(row.revoked_at).not.toBeNull();
+    client.destroy();
   });
 });

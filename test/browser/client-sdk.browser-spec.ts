@@ -395,6 +395,63 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
     }
   });
 
+  it('DPoP with the cookie transport: a non-extractable key in IndexedDB binds the session; two tabs refresh with it; reload keeps it', async () => {
+    const context = await newContext();
+    try {
+      const target = url(strictApi, { dpop: '1' });
+      const first = await open(context, target);
+      const email = uniqueEmail('sdk-dpop');
+      await inPage(
+        first,
+        `return app.client.register({ email: ${JSON.stringify(email)}, password: ${JSON.stringify(PASSWORD)}, name: 'Key Holder' })`,
+      );
+      expect((await signIn(first, email)).value).toMatchObject({ kind: 'signed-in' });
+      const { sessionId, userId } = await inPage<SignedIn>(first, 'return app.snapshot()');
+      const sessions = await inPage<Settled<{ id: string; current: boolean; dpopBound: boolean }[]>>(
+        first,
+        'return app.settle(app.client.sessions.list())',
+      );
+      expect(sessions.value!.find((s) => s.current)).toMatchObject({ id: sessionId, dpopBound: true });
+      const claims = decodeJwt((await inPage<string>(first, 'return app.client.getAccessToken()'))!);
+      expect(claims).toMatchObject({ sid: sessionId, cnf: { jkt: expect.any(String) } });
+
+      // The private key is in IndexedDB, and WebCrypto refuses to export it.
+      const exported = await inPage<string>(
+        first,
+        `const db = await new Promise((resolve) => { const r = indexedDB.open('identity-client-dpop'); r.onsuccess = () => resolve(r.result); });
+         const key = await new Promise((resolve) => { const g = db.transaction('keys').objectStore('keys').getAll(); g.onsuccess = () => resolve(g.result[0]); });
+         return crypto.subtle.exportKey('jwk', key.privateKey).then(() => 'exported', (e) => e.name)`,
+      );
+      expect(exported).toBe('InvalidAccessError');
+
+      const second = await open(context, target);
+      await inPage(second, 'return app.client.ready');
+      const results = await Promise.all(
+        [first, second].map((tab) => inPage<{ ok: number; failed: string[] }>(tab, 'return app.hammer(10000, 250)')),
+      );
+      expect(results.flatMap((r) => r.failed)).toEqual([]);
+      const after = await counts(strict, sessionId, userId);
+      expect(after).toMatchObject({ reused: 0, revoked: false });
+      expect(after.rotations).toBeGreaterThanOrEqual(2);
+      const [{ refused }] = await strict.dataSource.query(
+        `SELECT count(*)::int AS refused FROM audit_events WHERE user_id = $1 AND type = 'dpop.refused'`,
+        [userId],
+      );
+      expect(refused).toBe(0);
+
+      await second.close();
+      await first.reload();
+      await waitForApp(first);
+      await inPage(first, 'return app.client.ready');
+      expect(await inPage(first, 'return app.snapshot()')).toMatchObject({ status: 'signed-in', sessionId });
+      expect(decodeJwt((await inPage<string>(first, 'return app.client.getAccessToken()'))!)).toMatchObject({ cnf: claims.cnf });
+      await inPage(first, 'return app.client.signOut()');
+      expect(await counts(strict, sessionId, userId)).toMatchObject({ revoked: true });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('register → verify by the emailed link → sign in → TOTP step → authenticated /me → sign out (cookie transport)', async () => {
     const context = await newContext();
     try {

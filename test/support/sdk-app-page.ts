@@ -21,7 +21,7 @@ export function buildClientBundle(): string {
  * The frontend of a team that adopted the client: an HTML page importing the built bundle as an
  * ES module, with an import map for `@simplewebauthn/browser` (as a CDN setup would have).
  * Query parameters choose the service (`api`), the transport (`cookie`, default, or `local`) and
- * an optional fixed fingerprint (`fp=alien`, a device that is not this one). At
+ * an optional fixed fingerprint (`fp=alien`, a device that is not this one), DPoP (`dpop=1`). At
  * `/verify-email?token=…` (the link in the emails) it verifies the address.
  */
 const PAGE = `<!doctype html>
@@ -37,6 +37,7 @@ const ALIEN = { ua: 'Mozilla/5.0 (X11; Linux x86_64) Other/1.0', platform: 'Win3
   fonts: 'c'.repeat(64), webglVendor: 'Other Inc.', webglRenderer: 'Other GPU', screen: '3840x2160', cores: 32, memory: 64 };
 const options = { baseUrl: API, realm: 'default', transport: q.get('transport') === 'local' ? localStorageAdapter() : 'cookie' };
 if (q.get('fp') === 'alien') options.fingerprint = () => ALIEN;
+if (q.get('dpop')) options.dpop = true;
 const client = createIdentityClient(options);
 const events = [];
 for (const type of ['signed-in', 'token-refreshed', 'signed-out', 'mfa-required']) client.on(type, (event) => events.push({ type, ...event }));
