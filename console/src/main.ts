@@ -17,6 +17,8 @@ const client = createIdentityClient({
   baseUrl: location.origin,
   realm,
   transport: 'cookie',
+  // Sessions bound to a key that never leaves this browser (DPoP): a stolen token alone is useless.
+  dpop: true,
   // The email link pages need no session.
   restore: onAccount,
 });

@@ -112,6 +112,9 @@ describe('the account console in Chromium', () => {
       context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
       context.setDefaultTimeout(5000);
+      // The browser's clock agrees with the service's (whose clock the tests move to fresh TOTP
+      // steps), as it would with NTP: DPoP proofs carry the time.
+      await context.clock.install({ time: t.clock.now() });
       problems = await watch(context);
       page = await context.newPage();
     });
@@ -154,6 +157,12 @@ describe('the account console in Chromium', () => {
     }
 
     const totp = (secret: string) => oathtoolTotp(secret, t.clock.now());
+
+    /** Moves the service's clock (to a fresh TOTP step) and the browsers' with it. */
+    async function advance(move: (app: TestApp) => void, ...contexts: BrowserContext[]): Promise<void> {
+      move(t);
+      for (const c of [context, ...contexts]) await c.clock.setSystemTime(t.clock.now());
+    }
 
     const email = uniqueEmail(`console-${name}`);
     let secret = '';
@@ -245,11 +254,11 @@ describe('the account console in Chromium', () => {
       await alert().waitFor();
       await check('totp-setup-wrong-code');
 
-      midStep(t);
+      await advance(midStep);
       await page.getByLabel('6-digit code from the app').fill(totp(secret));
       await page.getByRole('button', { name: 'Turn on' }).click();
       await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
-      nextStep(t);
+      await advance(nextStep);
       recoveryCodes = await page.locator('ol.codes code').allTextContents();
       expect(recoveryCodes).toHaveLength(10);
       expect(new Set(recoveryCodes).size).toBe(10);
@@ -289,7 +298,7 @@ describe('the account console in Chromium', () => {
       await page.getByLabel('Code from your authenticator app').fill(totp(secret));
       await page.getByRole('button', { name: 'Verify' }).click();
       await heading('Your profile').waitFor();
-      nextStep(t);
+      await advance(nextStep);
     });
 
     it('signs in with a recovery code, once: the same code again is refused', async () => {
@@ -317,7 +326,7 @@ describe('the account console in Chromium', () => {
       await page.getByLabel('Code from your authenticator app').fill(totp(secret));
       await page.getByRole('button', { name: 'Verify' }).click();
       await heading('Your profile').waitFor();
-      nextStep(t);
+      await advance(nextStep);
     });
 
     it('adds a named security key (CDP virtual authenticator) and signs in with it', async () => {
@@ -350,6 +359,7 @@ describe('the account console in Chromium', () => {
     it('lists the sessions (this device, a flagged one marked) and signs the others out', async () => {
       // A second browser signs in; a script signs in too.
       const other = await context.browser()!.newContext({ viewport: { width, height } });
+      await other.clock.install({ time: t.clock.now() });
       const otherProblems = await watch(other);
       const otherPage = await other.newPage();
       await otherPage.goto(`${origin}/account/`);
@@ -357,8 +367,16 @@ describe('the account console in Chromium', () => {
       await otherPage.getByLabel('Code from your authenticator app').fill(totp(secret));
       await otherPage.getByRole('button', { name: 'Verify' }).click();
       await otherPage.getByRole('heading', { level: 1, name: 'Your profile' }).waitFor();
-      nextStep(t);
+      await advance(nextStep, other);
       const [{ id: userId }] = await t.dataSource.query(`SELECT id FROM users WHERE email = $1`, [email]);
+      // Sessions opened in the console are bound to a key of their browser (DPoP), one key per browser.
+      const bound: { jkt: string | null }[] = await t.dataSource.query(
+        `SELECT dpop_jkt AS jkt FROM sessions WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at`,
+        [userId],
+      );
+      expect(bound).toHaveLength(2);
+      expect(bound.every(({ jkt }) => jkt && /^[\w-]{43}$/.test(jkt))).toBe(true);
+      expect(bound[0].jkt).not.toBe(bound[1].jkt);
       const [{ id: otherSession }] = await t.dataSource.query(
         `SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
         [userId],
@@ -403,7 +421,7 @@ describe('the account console in Chromium', () => {
         .post('/api/v1/auth/mfa/verify')
         .send({ mfaToken: script.body.mfaToken, type: 'totp', code: totp(secret) });
       expect(verified.status).toBe(200);
-      nextStep(t);
+      await advance(nextStep);
       await page.reload();
       await heading('Where you are signed in').waitFor();
       await page.locator('.session').nth(1).waitFor();
