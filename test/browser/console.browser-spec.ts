@@ -383,8 +383,8 @@ describe('the account console in Chromium', () => {
       );
       // The other browser's session was flagged by the hijack detection.
       await t.dataSource.query(
-        `UPDATE sessions SET status = 'flagged', flag_reason = 'fingerprint_mismatch', flag_score = 0.41, flagged_at = now() WHERE id = $1`,
-        [otherSession],
+        `UPDATE sessions SET status = 'flagged', flag_reason = 'fingerprint_mismatch', flag_score = 0.41, flagged_at = $2 WHERE id = $1`,
+        [otherSession, t.clock.now()],
       );
 
       await page.getByRole('navigation').getByRole('link', { name: 'Sessions' }).click();
@@ -393,7 +393,7 @@ describe('the account console in Chromium', () => {
       await page.locator('.session').nth(1).waitFor();
       await items.first().getByText('This device').waitFor();
       expect(await items.nth(1).getByText('Flagged', { exact: true }).count()).toBe(1);
-      expect(await items.nth(1).textContent()).toContain('the device no longer looked like the one that signed in');
+      expect(await items.nth(1).textContent()).toContain('Flagged just now: the device no longer looked like the one that signed in.');
       expect(await items.nth(1).textContent()).toMatch(/Last active.*just now/);
       expect(await items.first().getByRole('button').count()).toBe(0);
       await check('sessions');
