@@ -3,6 +3,7 @@ import { ConfigModule } from './config/config.module';
 import { AccountModule } from './modules/account.module';
 import { AdminModule } from './modules/admin.module';
 import { AuthModule } from './modules/auth.module';
+import { ConsoleModule } from './modules/console.module';
 import { CryptoModule } from './modules/crypto.module';
 import { HousekeepingModule } from './modules/housekeeping.module';
 import { HttpPipelineModule } from './modules/http-pipeline.module';
@@ -35,6 +36,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     HousekeepingModule,
     HttpPipelineModule,
     WebhooksModule,
+    ConsoleModule,
   ],
 })
 export class AppModule {}

@@ -90,4 +90,8 @@ export class AppConfig {
   webhookAllowPrivateNetworks: boolean;
   /** After a secret rotation, how long the previous secret signs beside the new one. */
   webhookSecretOverlapSeconds: number;
+  /** Serve the account console (`/account/`) and the pages the emails link to (`/verify-email`, `/reset-password`). */
+  accountConsole: boolean;
+  /** Where the built console is read from; null: `dist/console` of the running service (tests point elsewhere). */
+  accountConsoleDir: string | null;
 }

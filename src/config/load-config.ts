@@ -209,5 +209,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.webhookAllowHttp = bool(env, 'WEBHOOK_ALLOW_HTTP', false);
   config.webhookAllowPrivateNetworks = bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false);
   config.webhookSecretOverlapSeconds = int(env, 'WEBHOOK_SECRET_OVERLAP_SECONDS', 86400, 0, 30 * 86400);
+  config.accountConsole = bool(env, 'ACCOUNT_CONSOLE', true);
+  config.accountConsoleDir = null;
   return config;
 }
