@@ -291,10 +291,12 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
       const realm = await aRealm('mail', { publicUrl: 'https://app.acme.test/portal/' });
       const user = await registered(realm);
       const verification = await outboxText(user.email);
-      expect(verification).toMatch(/^https:\/\/app\.acme\.test\/portal\/verify-email\?token=[\w-]+$/m);
+      expect(verification).toMatch(new RegExp(`^https://app\\.acme\\.test/portal/verify-email\\?token=[\\w-]+&realm=${realm}$`, 'm'));
       const forgot = await auth(realm).post('/password/forgot').send({ email: user.email });
       expect(forgot.status).toBe(202);
-      expect(await outboxText(user.email)).toMatch(/^https:\/\/app\.acme\.test\/portal\/reset-password\?token=[\w-]+$/m);
+      expect(await outboxText(user.email)).toMatch(
+        new RegExp(`^https://app\\.acme\\.test/portal/reset-password\\?token=[\\w-]+&realm=${realm}$`, 'm'),
+      );
 
       const elsewhere = await registered('default');
       expect(await outboxText(elsewhere.email)).toContain(`${t.config.publicUrl}/verify-email?token=`);
