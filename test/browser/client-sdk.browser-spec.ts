@@ -395,7 +395,7 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
     }
   });
 
-  it('DPoP with the cookie transport: a non-extractable key in IndexedDB binds the session; two tabs refresh with it; reload keeps it', async () => {
+  it('DPoP with the cookie transport: a non-extractable key in IndexedDB binds the session; two tabs refresh with it; a copy of the cookies and token in another browser fails; reload keeps it', async () => {
     const context = await newContext();
     try {
       const target = url(strictApi, { dpop: '1' });
@@ -438,6 +438,25 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
         [userId],
       );
       expect(refused).toBe(0);
+
+      // A thief with everything the browser stores but the key (cookies and an access token) in
+      // another browser gets nowhere, and the owner's session goes on.
+      const stolenAccessToken = (await inPage<string>(first, 'return app.client.getAccessToken()'))!;
+      const thief = await newContext();
+      try {
+        await thief.addCookies(await context.cookies());
+        const clone = await open(thief, target);
+        await inPage(clone, 'return app.client.ready');
+        expect(await inPage(clone, 'return app.snapshot()')).toMatchObject({ status: 'signed-out' });
+        const me = await inPage<{ status: number; code: string }>(
+          clone,
+          `const r = await fetch(${JSON.stringify(strictApi)} + '/api/v1/auth/me', { headers: { Authorization: 'Bearer ' + ${JSON.stringify(stolenAccessToken)} } });
+           return { status: r.status, code: (await r.json()).error.code }`,
+        );
+        expect(me).toEqual({ status: 401, code: 'INVALID_DPOP_PROOF' });
+      } finally {
+        await thief.close();
+      }
 
       await second.close();
       await first.reload();
