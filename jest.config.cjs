@@ -35,5 +35,20 @@ module.exports = {
         '<rootDir>/test/docs/**/*.e2e-spec.ts',
       ],
     },
+    // The client package: its sources import siblings as `./x.js` (ES module rules); Jest maps them to the .ts files.
+    {
+      ...common,
+      displayName: 'client',
+      testMatch: ['<rootDir>/client/test/**/*.spec.ts'],
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
+    // The resource-server verifier package, tested against the real service. Its sources import
+    // siblings as `./x.js` (ES module rules); Jest maps them to the .ts files.
+    {
+      ...common,
+      displayName: 'verifier',
+      testMatch: ['<rootDir>/verifier/test/**/*.e2e-spec.ts'],
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };

@@ -3,6 +3,7 @@ import { ConfigModule } from './config/config.module';
 import { AccountModule } from './modules/account.module';
 import { AdminModule } from './modules/admin.module';
 import { AuthModule } from './modules/auth.module';
+import { ConsoleModule } from './modules/console.module';
 import { CryptoModule } from './modules/crypto.module';
 import { HousekeepingModule } from './modules/housekeeping.module';
 import { HttpPipelineModule } from './modules/http-pipeline.module';
@@ -11,7 +12,9 @@ import { MfaModule } from './modules/mfa.module';
 import { ObservabilityModule } from './modules/observability.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
+import { RealmSettingsModule } from './modules/realm-settings.module';
 import { TokenTransportModule } from './modules/token-transport.module';
+import { WebhooksModule } from './modules/webhooks.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
 @Module({
@@ -19,6 +22,7 @@ import { TokenTransportModule } from './modules/token-transport.module';
     // Shared by every feature, bound once.
     ConfigModule,
     PersistenceModule,
+    RealmSettingsModule,
     CryptoModule,
     ObservabilityModule,
     MailModule,
@@ -31,6 +35,8 @@ import { TokenTransportModule } from './modules/token-transport.module';
     AdminModule,
     HousekeepingModule,
     HttpPipelineModule,
+    WebhooksModule,
+    ConsoleModule,
   ],
 })
 export class AppModule {}

@@ -3,10 +3,13 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CreateAdminUseCase } from './application/admin/create-admin.use-case';
 import { CreateRealmUseCase } from './application/admin/create-realm.use-case';
+import { GetRealmUseCase } from './application/admin/get-realm.use-case';
 import { ListRealmsUseCase } from './application/admin/list-realms.use-case';
 import { RotateSigningKeysUseCase } from './application/admin/rotate-signing-keys.use-case';
+import { UpdateRealmUseCase } from './application/admin/update-realm.use-case';
 import { Clock } from './application/ports/clock';
 import { SecureTokens } from './application/ports/secure-tokens';
+import { present } from './adapters/http/presenters';
 import { TypeOrmSigningKeyStore } from './adapters/persistence/typeorm-signing-key-store';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
@@ -27,6 +30,13 @@ Commands:
                                         Refused while the current key is younger than the
                                         longest access-token lifetime (a second rotation would
                                         drop a key that live tokens need) unless --force
+  realm-settings <realm> [key=value ...]
+                                        show a realm's settings (every value in force), or
+                                        change them: keys as in GET /v1/admin/realm, nested
+                                        ones dotted (lockout.maxFailures=5, webauthn.origins=
+                                        https://a.example,https://b.example), plus name and
+                                        enabled; the value "default" returns a setting to the
+                                        deployment default
 `;
 
 export interface CliIo {
@@ -90,6 +100,16 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
         io.out(`New signing key ${kid} is current; the previous key stays in the JWKS`);
         return 0;
       }
+      case 'realm-settings': {
+        if (args.length < 1 || flags.length) return usage('realm-settings takes <realm> [key=value ...]');
+        const [realmId, ...assignments] = args;
+        const realm =
+          assignments.length === 0
+            ? await app.get(GetRealmUseCase).execute(realmId)
+            : await app.get(UpdateRealmUseCase).execute({ realmId, ...parseAssignments(assignments), actorId: null, ip: null });
+        io.out(JSON.stringify(present.realm(realm), null, 2));
+        return 0;
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -107,13 +127,52 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
   }
 }
 
+/**
+ * `key=value` words as a realm change: dotted keys nest, `default` (or `null`) resets, numbers and
+ * booleans are read as such, `webauthn.origins` is a comma-separated list. Ranges and unknown
+ * keys are the domain's to judge, as for a REST request.
+ */
+export function parseAssignments(words: string[]): { name?: string; enabled?: boolean; settings?: Record<string, unknown> } {
+  const change: { name?: string; enabled?: boolean; settings?: Record<string, unknown> } = {};
+  for (const word of words) {
+    const at = word.indexOf('=');
+    if (at < 1) throw DomainError.validation(word, 'must be key=value');
+    const key = word.slice(0, at);
+    const raw = word.slice(at + 1);
+    if (key === 'name') {
+      change.name = raw;
+      continue;
+    }
+    if (key === 'enabled') {
+      if (raw !== 'true' && raw !== 'false') throw DomainError.validation('enabled', 'must be true or false');
+      change.enabled = raw === 'true';
+      continue;
+    }
+    let value: unknown = raw;
+    if (raw === 'default' || raw === 'null') value = null;
+    else if (key === 'webauthn.origins') value = raw.split(',').map((origin) => origin.trim());
+    else if (raw === 'true' || raw === 'false') value = raw === 'true';
+    else if (/^\d+(\.\d+)?$/.test(raw)) value = Number(raw);
+    const path = key.split('.');
+    // Plain names only: a key like __proto__ must not reach an object's prototype.
+    if (path.some((part) => !/^[A-Za-z]+$/.test(part) || part === 'constructor')) throw DomainError.validation(key, 'is not a setting');
+    let target = (change.settings ??= {});
+    for (const part of path.slice(0, -1)) {
+      const next = target[part];
+      target = (target[part] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+    }
+    target[path[path.length - 1]] = value;
+  }
+  return change;
+}
+
 /** Seconds until every token signed with the previous key has expired (0: rotating is safe). */
 async function secondsUntilRotationIsSafe(app: INestApplicationContext): Promise<number> {
   const current = await app.get(TypeOrmSigningKeyStore).currentCreatedAt();
   if (!current) return 0;
   const config = app.get(AppConfig);
   const realms = await app.get(ListRealmsUseCase).execute();
-  const longest = Math.max(config.accessTokenTtlSeconds, ...realms.map((realm) => realm.accessTokenTtl(config.accessTokenTtlSeconds)));
+  const longest = Math.max(config.accessTokenTtlSeconds, ...realms.map((realm) => realm.policy.accessTokenTtlSeconds));
   const elapsed = (app.get(Clock).now().getTime() - current.getTime()) / 1000;
   return Math.max(0, Math.ceil(longest - elapsed));
 }

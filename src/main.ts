@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { configureApp } from './adapters/http/configure-app';
 import { installGracefulShutdown } from './adapters/http/graceful-shutdown';
@@ -23,7 +24,8 @@ async function bootstrap(): Promise<void> {
   installGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutSeconds * 1000 });
   await app.listen(config.port, config.host);
   console.log(
-    `Identity service listening on http://${config.host}:${config.port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`,
+    // The bound port: with PORT=0 the system picks one, and this line is how a caller learns it.
+    `Identity service listening on http://${config.host}:${(app.getHttpServer().address() as AddressInfo).port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`,
   );
 }
 

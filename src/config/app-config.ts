@@ -80,4 +80,18 @@ export class AppConfig {
   housekeepingIntervalSeconds: number;
   /** On SIGTERM, how long in-flight requests may run before their connections are cut. */
   shutdownTimeoutSeconds: number;
+  /** How long one webhook delivery attempt may take (connect, send, answer) before it counts as failed. */
+  webhookTimeoutMs: number;
+  /** Delays before the 2nd, 3rd … attempt of a webhook delivery; after the last one it is failed. */
+  webhookRetryScheduleSeconds: number[];
+  /** Accept `http://` webhook URLs (development and tests only). */
+  webhookAllowHttp: boolean;
+  /** Accept webhook URLs that resolve to loopback, private, link-local … addresses (development and tests only). */
+  webhookAllowPrivateNetworks: boolean;
+  /** After a secret rotation, how long the previous secret signs beside the new one. */
+  webhookSecretOverlapSeconds: number;
+  /** Serve the account console (`/account/`) and the pages the emails link to (`/verify-email`, `/reset-password`). */
+  accountConsole: boolean;
+  /** Where the built console is read from; null: `dist/console` of the running service (tests point elsewhere). */
+  accountConsoleDir: string | null;
 }

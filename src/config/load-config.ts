@@ -95,6 +95,23 @@ function trustProxy(env: Env): AppConfig['trustProxy'] {
   return items.length === 1 ? items[0] : items;
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Comma-separated durations such as `5s,5m,2h` (a bare number is seconds), each 1 s to 7 days. */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name]?.trim() || fallback;
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.length > 20) throw new ConfigError(name, 'must list at most 20 durations');
+  return items.map((item) => {
+    const match = /^(\d+)([smhd]?)$/.exec(item);
+    const seconds = match ? Number(match[1]) * DURATION_UNITS[match[2] || 's'] : NaN;
+    if (!(seconds >= 1 && seconds <= 7 * 86400)) {
+      throw new ConfigError(name, `must be comma-separated durations like 5s,5m,2h (each 1s to 7d), got "${item}"`);
+    }
+    return seconds;
+  });
+}
+
 /** Rate limits of the development profile: a frontend under development signs in many times a minute. */
 const DEVELOPMENT_LIMIT = { limit: 1000, ttlSeconds: 60 };
 /** The development profile's CORS origins: dev servers on any local port. */
@@ -187,5 +204,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.outboxLeaseSeconds = int(env, 'OUTBOX_LEASE_SECONDS', 300, 60);
   config.housekeepingIntervalSeconds = int(env, 'HOUSEKEEPING_INTERVAL_SECONDS', 3600, 0);
   config.shutdownTimeoutSeconds = int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600);
+  config.webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 120000);
+  config.webhookRetryScheduleSeconds = durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h');
+  config.webhookAllowHttp = bool(env, 'WEBHOOK_ALLOW_HTTP', false);
+  config.webhookAllowPrivateNetworks = bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false);
+  config.webhookSecretOverlapSeconds = int(env, 'WEBHOOK_SECRET_OVERLAP_SECONDS', 86400, 0, 30 * 86400);
+  config.accountConsole = bool(env, 'ACCOUNT_CONSOLE', true);
+  config.accountConsoleDir = null;
   return config;
 }

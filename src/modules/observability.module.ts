@@ -12,6 +12,9 @@ import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics';
 import { TypeOrmAuditLog } from '../adapters/persistence/typeorm-audit-log';
 import { TypeOrmReadinessProbe } from '../adapters/persistence/typeorm-readiness-probe';
 import { RateLimitStorageProbe } from '../adapters/rate-limit/rate-limit-storage.probe';
+import { TypeOrmWebhookRepository } from '../adapters/persistence/typeorm-webhook.repository';
+import { WebhookNotifyingAuditLog } from '../adapters/webhooks/webhook-notifying-audit-log';
+import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-probe';
 import { MailModule } from './mail.module';
 import { RateLimitModule } from './rate-limit.module';
 
@@ -24,13 +27,14 @@ import { RateLimitModule } from './rate-limit.module';
     PrometheusMetrics,
     {
       provide: AuditLog,
-      inject: [TypeOrmAuditLog, PrometheusMetrics, Transaction],
-      useFactory: (log: TypeOrmAuditLog, metrics: PrometheusMetrics, tx: Transaction) =>
-        new LoggedAuditLog(new MeteredAuditLog(log, metrics, tx), tx),
+      inject: [TypeOrmAuditLog, TypeOrmWebhookRepository, PrometheusMetrics, Transaction],
+      // Each event is stored with its webhook deliveries (WebhooksModule), then counted and logged.
+      useFactory: (log: TypeOrmAuditLog, webhooks: TypeOrmWebhookRepository, metrics: PrometheusMetrics, tx: Transaction) =>
+        new LoggedAuditLog(new MeteredAuditLog(new WebhookNotifyingAuditLog(log, webhooks, tx), metrics, tx), tx),
     },
     {
       provide: READINESS_PROBES,
-      inject: [TypeOrmReadinessProbe, OutboxReadinessProbe, RateLimitStorageProbe],
+      inject: [TypeOrmReadinessProbe, OutboxReadinessProbe, WebhookReadinessProbe, RateLimitStorageProbe],
       useFactory: (...probes: unknown[]) => probes,
     },
   ],

@@ -6,7 +6,7 @@ import { DomainErrorCode } from '../../src/domain/errors';
  * each one (test/contract/openapi.spec.ts).
  */
 export interface ContractRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   status: number;
   auth: 'public' | 'bearer';
@@ -34,11 +34,20 @@ const route = (
 
 export const CONTRACT_ROUTES: ContractRoute[] = [
   // the auth API
-  route('post', `${AUTH}/register`, 201, 'public', ['EMAIL_ALREADY_REGISTERED', 'VALIDATION_FAILED', 'REALM_NOT_FOUND', 'RATE_LIMITED']),
+  route('post', `${AUTH}/register`, 201, 'public', [
+    'EMAIL_ALREADY_REGISTERED',
+    'REGISTRATION_DISABLED',
+    'REALM_DISABLED',
+    'VALIDATION_FAILED',
+    'REALM_NOT_FOUND',
+    'RATE_LIMITED',
+  ]),
   route('post', `${AUTH}/login`, 200, 'public', [
     'INVALID_CREDENTIALS',
     'ACCOUNT_SUSPENDED',
     'ACCOUNT_LOCKED',
+    'EMAIL_NOT_VERIFIED',
+    'REALM_DISABLED',
     'VALIDATION_FAILED',
     'RATE_LIMITED',
   ]),
@@ -58,7 +67,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('post', `${AUTH}/password/forgot`, 202, 'public', ['RATE_LIMITED']),
   route('post', `${AUTH}/password/reset`, 200, 'public', ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_FAILED']),
   route('post', `${AUTH}/password/change`, 200, 'bearer', ['INVALID_CREDENTIALS', 'VALIDATION_FAILED']),
-  route('get', `${AUTH}/me`, 200, 'bearer'),
+  route('get', `${AUTH}/me`, 200, 'bearer', ['REALM_DISABLED']),
   route('get', `${AUTH}/sessions`, 200, 'bearer'),
   route('delete', `${AUTH}/sessions/{id}`, 200, 'bearer', ['SESSION_NOT_FOUND']),
   route('delete', `${AUTH}/sessions`, 200, 'bearer'),
@@ -89,6 +98,16 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('get', `${ADMIN}/events`, 200, 'bearer', ADMIN_ERRORS),
   route('get', `${ADMIN}/realms`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/realms`, 201, 'bearer', ADMIN_ERRORS),
+  route('post', `${ADMIN}/webhooks`, 201, 'bearer', ADMIN_ERRORS),
+  route('get', `${ADMIN}/webhooks`, 200, 'bearer', ADMIN_ERRORS),
+  route('get', `${ADMIN}/webhooks/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('patch', `${ADMIN}/webhooks/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('delete', `${ADMIN}/webhooks/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('post', `${ADMIN}/webhooks/{id}/rotate-secret`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('get', `${ADMIN}/webhooks/{id}/deliveries`, 200, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND']),
+  route('post', `${ADMIN}/webhooks/{id}/deliveries/{deliveryId}/retry`, 202, 'bearer', [...ADMIN_ERRORS, 'WEBHOOK_NOT_FOUND', 'NOT_FOUND']),
+  route('get', `${ADMIN}/realm`, 200, 'bearer', ADMIN_ERRORS),
+  route('patch', `${ADMIN}/realm`, 200, 'bearer', ADMIN_ERRORS),
   // the operations rules
   route('get', '/health/live', 200, 'public'),
   route('get', '/health/ready', 200, 'public'),

@@ -269,6 +269,12 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
       ['get', '/v1/admin/sessions', 200, await admin.get('/sessions?limit=5')],
       ['get', '/v1/admin/events', 200, await admin.get('/events?limit=5')],
       ['get', '/v1/admin/realms', 200, await adminApi(t, root.accessToken, 'master').get('/realms')],
+      ['get', '/v1/admin/webhooks', 200, await admin.get('/webhooks')],
+      ['get', '/v1/admin/webhooks/{id}', 404, await admin.get('/webhooks/00000000-0000-4000-8000-000000000000')],
+      ['post', '/v1/admin/webhooks', 400, await admin.post('/webhooks').send({ url: 'https://127.0.0.1/hook', events: ['*'] })],
+      ['get', '/v1/admin/realm', 200, await admin.get('/realm')],
+      ['patch', '/v1/admin/realm', 200, await admin.patch('/realm').send({ settings: { passwordMinLength: 8 } })],
+      ['patch', '/v1/admin/realm', 400, await admin.patch('/realm').send({ settings: { passwordMinLength: 4 } })],
       ['get', '/v1/admin/users/{id}', 404, await admin.get('/users/00000000-0000-4000-8000-000000000000')],
     ];
     const problems = calls.flatMap(([method, path, status, res]) =>

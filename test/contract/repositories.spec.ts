@@ -20,6 +20,7 @@ interface Repos {
 
 const now = new Date('2026-11-25T12:00:00.000Z');
 const policy = { maxFailures: 3, durationSeconds: 60 };
+const LIFETIME = { idleTimeoutSeconds: 3600, maxLifetimeSeconds: 86400 };
 
 function aSession(userId: string, realmId = 'default'): Session {
   return Session.open({
@@ -33,7 +34,7 @@ function aSession(userId: string, realmId = 'default'): Session {
     userAgent: 'UA',
     amr: ['pwd'],
     now,
-    lifetime: { idleTimeoutSeconds: 3600, maxLifetimeSeconds: 86400 },
+    lifetime: LIFETIME,
   });
 }
 
@@ -95,14 +96,30 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       await repos.users.insert(user);
       const [a, b, c] = [aSession(user.id), aSession(user.id), aSession(user.id)];
       for (const s of [a, b, c]) await repos.sessions.insert(s);
-      expect(await repos.sessions.isLive('default', a.id, now, 3600)).toBe(true);
-      expect(await repos.sessions.isLive('master', a.id, now, 3600)).toBe(false);
-      expect(await repos.sessions.isLive('default', a.id, new Date(now.getTime() + 3601_000), 3600)).toBe(false);
+      expect(await repos.sessions.isLive('default', a.id, now, LIFETIME)).toBe(true);
+      expect(await repos.sessions.isLive('master', a.id, now, LIFETIME)).toBe(false);
+      expect(await repos.sessions.isLive('default', a.id, new Date(now.getTime() + 3601_000), LIFETIME)).toBe(false);
       expect(await repos.sessions.revoke('default', a.id, now, 'logout')).toBe(true);
       expect(await repos.sessions.revoke('default', a.id, now, 'logout')).toBe(false);
       expect(await repos.sessions.revokeAllForUser('default', user.id, now, 'admin', b.id)).toBe(1);
-      expect(await repos.sessions.isLive('default', b.id, now, 3600)).toBe(true);
-      expect(await repos.sessions.isLive('default', c.id, now, 3600)).toBe(false);
+      expect(await repos.sessions.isLive('default', b.id, now, LIFETIME)).toBe(true);
+      expect(await repos.sessions.isLive('default', c.id, now, LIFETIME)).toBe(false);
+    });
+
+    it('ends sessions already open when the realm shortens its maximum lifetime, not when it lengthens it', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      const session = aSession(user.id);
+      await repos.sessions.insert(session);
+      const later = new Date(now.getTime() + 1801_000);
+      const shorter = { idleTimeoutSeconds: 3600, maxLifetimeSeconds: 1800 };
+      expect(await repos.sessions.isLive('default', session.id, later, LIFETIME)).toBe(true);
+      expect(await repos.sessions.isLive('default', session.id, later, shorter)).toBe(false);
+      expect(await repos.users.findWithLiveSession('default', user.id, session.id, later, shorter)).toBeNull();
+      // Opened with a 86400 s lifetime: a longer one does not extend it.
+      const afterItsEnd = new Date(now.getTime() + 86_401_000);
+      const longer = { idleTimeoutSeconds: 31_536_000, maxLifetimeSeconds: 31_536_000 };
+      expect(await repos.sessions.isLive('default', session.id, afterItsEnd, longer)).toBe(false);
     });
 
     it('finds a refresh token with its session and user, and rotates it exactly once', async () => {
@@ -128,13 +145,15 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       await repos.users.insert(other);
       const session = aSession(user.id);
       await repos.sessions.insert(session);
-      expect((await repos.users.findWithLiveSession('default', user.id, session.id, now, 3600))?.email).toBe(user.email);
-      expect(await repos.users.findWithLiveSession('default', other.id, session.id, now, 3600)).toBeNull();
-      expect(await repos.users.findWithLiveSession('master', user.id, session.id, now, 3600)).toBeNull();
-      expect(await repos.users.findWithLiveSession('default', user.id, session.id, new Date(now.getTime() + 3601_000), 3600)).toBeNull();
-      expect(await repos.users.findWithLiveSession('default', user.id, 'not-a-uuid', now, 3600)).toBeNull();
+      expect((await repos.users.findWithLiveSession('default', user.id, session.id, now, LIFETIME))?.email).toBe(user.email);
+      expect(await repos.users.findWithLiveSession('default', other.id, session.id, now, LIFETIME)).toBeNull();
+      expect(await repos.users.findWithLiveSession('master', user.id, session.id, now, LIFETIME)).toBeNull();
+      expect(
+        await repos.users.findWithLiveSession('default', user.id, session.id, new Date(now.getTime() + 3601_000), LIFETIME),
+      ).toBeNull();
+      expect(await repos.users.findWithLiveSession('default', user.id, 'not-a-uuid', now, LIFETIME)).toBeNull();
       await repos.sessions.revoke('default', session.id, now, 'logout');
-      expect(await repos.users.findWithLiveSession('default', user.id, session.id, now, 3600)).toBeNull();
+      expect(await repos.users.findWithLiveSession('default', user.id, session.id, now, LIFETIME)).toBeNull();
     });
 
     it('rotates a refresh token in one step: successor stored, session use recorded, only once', async () => {

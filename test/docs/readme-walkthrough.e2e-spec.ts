@@ -1,5 +1,7 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +10,44 @@ import { LOG_DESTINATION } from '../../src/adapters/http/logging/logging.module'
 import { compareWithShown, extractWalkthrough, parseJsonStream, Walkthrough } from '../support/doc-walkthrough';
 import { createTestApp, RELAXED_LIMITS, TestApp } from '../support/test-app';
 
-const README = join(__dirname, '..', '..', 'README.md');
+const ROOT = join(__dirname, '..', '..');
+const README = join(ROOT, 'README.md');
+
+/** The README's SDK example: its js block and the text block of what it prints. */
+function extractSdkExample(markdown: string): { code: string; printed: string } {
+  const start = markdown.indexOf('<!-- sdk-example');
+  const end = markdown.indexOf('<!-- /sdk-example -->');
+  if (start < 0 || end < start) throw new Error('no <!-- sdk-example --> … <!-- /sdk-example --> region');
+  const region = markdown.slice(start, end);
+  const code = /```js\n([\s\S]*?)```/.exec(region)?.[1];
+  const printed = /```text\n([\s\S]*?)```/.exec(region)?.[1];
+  if (!code || printed === undefined) throw new Error('the SDK example needs a js block and a text block');
+  return { code, printed };
+}
+
+/**
+ * Bundles the example as a reader's app would use the package (the import resolved to the SDK's
+ * sources), against the started service, and runs it with Node.
+ */
+async function runSdkExample(code: string, baseUrl: string, dir: string): Promise<string> {
+  const entry = join(dir, 'sdk-example.mjs');
+  writeFileSync(entry, code.replaceAll('http://localhost:3000', baseUrl));
+  const bundle = join(dir, 'sdk-example.bundle.mjs');
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: bundle,
+    alias: { '@identity-service/client': join(ROOT, 'client/src/index.ts') },
+    external: ['@simplewebauthn/browser'],
+    logLevel: 'silent',
+  });
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const { stdout } = await promisify(execFile)(process.execPath, [bundle], { env, timeout: 30_000 });
+  return stdout;
+}
 const STEP_MARK = '@@walkthrough-step@@';
 
 /** Runs the steps in one bash process (variables carry over) and returns what each printed. */
@@ -39,6 +78,8 @@ describe('the README walk-through', () => {
   const dir = mkdtempSync(join(tmpdir(), 'readme-walkthrough-'));
   let t: TestApp;
   let outputs: string[];
+  const sdkExample = extractSdkExample(readFileSync(README, 'utf8'));
+  let sdkOutput: string;
 
   beforeAll(async () => {
     // The service as the README starts it: production rate limits and outbox polling, emails to
@@ -52,6 +93,7 @@ describe('the README walk-through', () => {
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     outputs = await runSteps(walkthrough, `http://127.0.0.1:${port}`, dir);
+    sdkOutput = await runSdkExample(sdkExample.code, `http://127.0.0.1:${port}`, dir).catch((error: Error) => `failed: ${error.message}`);
   }, 120_000);
 
   afterAll(async () => {
@@ -84,4 +126,8 @@ describe('the README walk-through', () => {
       }
     },
   );
+
+  it('runs the SDK example after it, printing what the README shows', () => {
+    expect(sdkOutput).toBe(sdkExample.printed);
+  });
 });

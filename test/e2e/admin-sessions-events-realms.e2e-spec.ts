@@ -294,7 +294,16 @@ describe('admin sessions, events and realms', () => {
     it('creates a realm (201), records realm.created in it, and lists it; users can register there', async () => {
       const res = await adminApi(t, root.accessToken, 'master').post('/realms').send({ id: 'acme-corp', name: 'Acme Corporation' });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ realm: { id: 'acme-corp', name: 'Acme Corporation', createdAt: expect.stringMatching(/Z$/) } });
+      expect(res.body).toEqual({
+        realm: {
+          id: 'acme-corp',
+          name: 'Acme Corporation',
+          enabled: true,
+          settings: expect.objectContaining({ registration: 'open', accessTokenTtlSeconds: t.config.accessTokenTtlSeconds }),
+          createdAt: expect.stringMatching(/Z$/),
+          updatedAt: expect.stringMatching(/Z$/),
+        },
+      });
       const list = await adminApi(t, root.accessToken, 'master').get('/realms');
       expect(list.status).toBe(200);
       expect(Object.keys(list.body)).toEqual(['realms']);

@@ -1,3 +1,4 @@
+import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
 import { createHmac, createPublicKey } from 'node:crypto';
 import { createTestApp, TestApp } from '../support/test-app';
 import { bearer, login, PASSWORD, register, signedInUser, uniqueEmail } from '../support/flows';
@@ -442,12 +443,13 @@ describe('HTTP conventions', () => {
     }
   });
 
-  it('keeps each realm separate: the same email registers independently in master and default', async () => {
+  it('keeps each realm separate: the same email registers independently in two realms', async () => {
+    await t.app.get(CreateRealmUseCase).execute({ id: 'twin-realm', name: 'Twin', actorId: null, ip: null });
     const email = uniqueEmail('twin');
     await register(t, email, PASSWORD);
-    await register(t, email, 'another good passphrase', 'master');
+    await register(t, email, 'another good passphrase', 'twin-realm');
     expect((await login(t, email, 'another good passphrase')).status).toBe(401);
-    expect((await login(t, email, 'another good passphrase', {}, 'master')).status).toBe(200);
+    expect((await login(t, email, 'another good passphrase', {}, 'twin-realm')).status).toBe(200);
   });
 
   it('reports liveness and readiness', async () => {

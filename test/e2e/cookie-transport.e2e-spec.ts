@@ -67,6 +67,18 @@ describe('refresh token in an HttpOnly cookie', () => {
     return req.send({});
   }
 
+  it('refuses a body refresh token longer than any issued one, before the cookie is touched', async () => {
+    const { cookie } = await cookieLogin();
+    const res = await t
+      .api()
+      .post('/api/v1/auth/refresh')
+      .set(TRANSPORT, 'cookie')
+      .set('Cookie', `__Host-refresh-default=${cookie}`)
+      .send({ refreshToken: 'A'.repeat(600) });
+    expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await refreshWith(cookie)).status).toBe(200);
+  });
+
   it('sets the refresh token as a __Host- cookie with every attribute, and leaves it out of the body', async () => {
     const { res, cookie } = await cookieLogin();
     const set = refreshCookie(res)!;

@@ -21,17 +21,6 @@ interface Answer {
   error?: string;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = net.createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => done(port));
-    });
-  });
-}
-
 /**
  * One request. With `received`, the body waits for the server's `100 Continue`, which the
  * server sends once it has read the headers and started handling the request: from then on
@@ -112,12 +101,13 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
       { cwd: ROOT },
     );
     database = await createTestDatabase();
-    port = await freePort();
+    // Port 0: the server takes a free port itself and names it in its first line, so no other
+    // process can take the port between choosing and listening.
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       NODE_PATH: join(ROOT, 'node_modules'),
       NODE_ENV: 'production',
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
@@ -134,7 +124,9 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const ready = await call(port, 'GET', '/health/ready', null, false);
+      const listening = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      port = listening ? Number(listening[1]) : 0;
+      const ready = port ? await call(port, 'GET', '/health/ready', null, false) : { status: undefined };
       if (ready.status === 200) break;
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
       await sleep(200);
@@ -150,7 +142,9 @@ describe('graceful shutdown of the built server on SIGTERM', () => {
 
   it('finishes every request in flight, refuses new connections and exits 0', async () => {
     const email = `shutdown.${Date.now()}@example.com`;
-    expect((await call(port, 'POST', '/api/v1/auth/register', { email, password: PASSWORD, name: 'Shut Down' }, false)).status).toBe(201);
+    expect(await call(port, 'POST', '/api/v1/auth/register', { email, password: PASSWORD, name: 'Shut Down' }, false)).toMatchObject({
+      status: 201,
+    });
 
     // Load: slow logins, half of them on kept-alive connections, plus a stream of cheap requests.
     const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 8 });

@@ -34,7 +34,7 @@ async function verificationToken(t: TestApp, email: string): Promise<string> {
   return /token=([A-Za-z0-9_-]+)/.exec(mail.text_body as string)![1];
 }
 
-const nothing = { ran: true, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, auditEvents: 0, rotatedKey: null };
+const nothing = { ran: true, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, deliveredWebhooks: 0, auditEvents: 0, rotatedKey: null };
 
 describe('housekeeping: retention purges and signing-key rotation', () => {
   let t: TestApp;
@@ -70,6 +70,17 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
       t0,
       day0Mail.map((m) => m.id),
     ]);
+    // Webhook deliveries of day 0: delivered (purged a week later), failed and pending (kept).
+    const delivery = (status: string, deliveredAt: Date | null) =>
+      t.dataSource.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, realm_id, event_id, type, status, attempts, next_attempt_at, created_at, delivered_at)
+         VALUES (gen_random_uuid(), gen_random_uuid(), 'default', gen_random_uuid(), 'login.succeeded', $1, 1, $2, $2, $3)`,
+        [status, t0, deliveredAt],
+      );
+    await delivery('delivered', t0);
+    await delivery('delivered', t0);
+    await delivery('failed', null);
+    await delivery('pending', null);
     const oldKid = decodeKid(revokedLongAgo.accessToken);
     const oldAudit = await count(t, 'audit_events');
     expect(oldAudit).toBeGreaterThan(5);
@@ -102,9 +113,14 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
       sessions: 3,
       oneTimeTokens: 5,
       deliveredEmails: 2,
+      deliveredWebhooks: 2,
       auditEvents: oldAudit,
       rotatedKey: expect.any(String),
     });
+    expect(await t.dataSource.query(`SELECT status FROM webhook_deliveries ORDER BY status`)).toEqual([
+      { status: 'failed' },
+      { status: 'pending' },
+    ]);
     const gone = [revokedLongAgo, idle, outlived].map((u) => sessionIdOf(u.accessToken));
     for (const sid of await Promise.all(gone)) {
       expect(await exists(t, 'sessions', 'id', sid)).toBe(false);

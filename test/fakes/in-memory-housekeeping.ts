@@ -13,6 +13,7 @@ export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
     public tokensSpent: Date[] = [],
     public emailsSent: Date[] = [],
     public auditEvents: Date[] = [],
+    public webhooksDelivered: Date[] = [],
   ) {
     super();
   }
@@ -41,6 +42,12 @@ export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
     this.calls.push({ kind: 'emails', cutoff: sentBefore, limit });
     let n: number;
     [this.emailsSent, n] = this.take(this.emailsSent, sentBefore, limit);
+    return n;
+  }
+  async purgeDeliveredWebhooks(deliveredBefore: Date, limit: number): Promise<number> {
+    this.calls.push({ kind: 'webhooks', cutoff: deliveredBefore, limit });
+    let n: number;
+    [this.webhooksDelivered, n] = this.take(this.webhooksDelivered, deliveredBefore, limit);
     return n;
   }
   async purgeAuditEvents(before: Date, limit: number): Promise<number> {
@@ -89,6 +96,16 @@ export class InMemoryRealmRepository extends RealmRepository {
   }
   async findById(id: string): Promise<Realm | null> {
     return this.realms.find((r) => r.id === id) ?? null;
+  }
+  async findByIdForUpdate(id: string): Promise<Realm | null> {
+    return this.findById(id);
+  }
+  async save(realm: Realm): Promise<void> {
+    this.realms.splice(
+      this.realms.findIndex((r) => r.id === realm.id),
+      1,
+      realm,
+    );
   }
   async list(): Promise<Realm[]> {
     return [...this.realms];

@@ -1,5 +1,5 @@
 import { SessionQuery, SessionRepository } from '../../src/application/ports/session.repository';
-import { Session } from '../../src/domain/session/session';
+import { Session, SessionLifetime } from '../../src/domain/session/session';
 
 export class InMemorySessionRepository extends SessionRepository {
   readonly rows = new Map<string, Session>();
@@ -17,7 +17,7 @@ export class InMemorySessionRepository extends SessionRepository {
     return s && s.realmId === realmId ? Session.restore(s.snapshot()) : null;
   }
 
-  async isLive(realmId: string, id: string, now: Date, idle: number): Promise<boolean> {
+  async isLive(realmId: string, id: string, now: Date, idle: SessionLifetime): Promise<boolean> {
     const s = this.rows.get(id);
     return !!s && s.realmId === realmId && s.isLive(now, idle);
   }
@@ -42,7 +42,7 @@ export class InMemorySessionRepository extends SessionRepository {
 
   async list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }> {
     const live = [...this.rows.values()].filter(
-      (s) => s.realmId === query.realmId && s.isLive(query.now, query.idleTimeoutSeconds) && (!query.userId || s.userId === query.userId),
+      (s) => s.realmId === query.realmId && s.isLive(query.now, query.lifetime) && (!query.userId || s.userId === query.userId),
     );
     return { sessions: live.slice((query.page - 1) * query.limit, query.page * query.limit), total: live.length };
   }

@@ -1,6 +1,7 @@
 import { SessionRepository } from '../../src/application/ports/session.repository';
 import { FailedLoginOutcome, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
 import { DomainError } from '../../src/domain/errors';
+import { SessionLifetime } from '../../src/domain/session/session';
 import { LockoutPolicy, User } from '../../src/domain/user/user';
 
 export class InMemoryUserRepository extends UserRepository {
@@ -19,7 +20,7 @@ export class InMemoryUserRepository extends UserRepository {
   /** The fakes share no database: sessions consulted by findWithLiveSession, when wired. */
   sessions?: SessionRepository;
 
-  async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idle: number): Promise<User | null> {
+  async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idle: SessionLifetime): Promise<User | null> {
     const session = await this.sessions?.findById(realmId, sessionId);
     if (!session || session.userId !== userId || !session.isLive(now, idle)) return null;
     return this.findById(realmId, userId);

@@ -175,5 +175,6 @@ describe('RL-02 — per-account limit independent of the source address, kept ac
     } finally {
       await second.close();
     }
-  });
+    // Two app starts and a dozen bcrypt checks: give a loaded machine room.
+  }, 120_000);
 });

@@ -31,6 +31,7 @@ export function adminApi(t: TestApp, token: string, realm: string) {
     get: (path: string) => headers(t.api().get(`/v1/admin${path}`)),
     post: (path: string) => headers(t.api().post(`/v1/admin${path}`)),
     put: (path: string) => headers(t.api().put(`/v1/admin${path}`)),
+    patch: (path: string) => headers(t.api().patch(`/v1/admin${path}`)),
     delete: (path: string) => headers(t.api().delete(`/v1/admin${path}`)),
   };
 }

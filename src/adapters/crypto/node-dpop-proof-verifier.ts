@@ -51,7 +51,11 @@ export class NodeDpopProofVerifier implements DpopProofVerifier {
     if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk)) return refused('header', 'The DPoP proof must carry its public key (jwk)');
     const members = jwk as Record<string, unknown>;
     if (PRIVATE_MEMBERS.some((m) => m in members)) return refused('private_key', 'The DPoP proof’s jwk must be a public key');
-    if (members.kty !== algorithm.kty || members.crv !== algorithm.crv || !algorithm.members.every((m) => typeof members[m] === 'string')) {
+    if (
+      members.kty !== algorithm.kty ||
+      members.crv !== algorithm.crv ||
+      !algorithm.members.every((m) => canonicalCoordinate(members[m]))
+    ) {
       return refused('header', `The DPoP proof’s jwk is not a ${algorithm.crv} public key`);
     }
 
@@ -90,7 +94,9 @@ export class NodeDpopProofVerifier implements DpopProofVerifier {
 
   /** The imported key and its thumbprint, cached by algorithm and public members; null for a key that does not import. */
   private async keyOf(alg: string, jwk: Record<string, unknown>, members: string[]): Promise<KnownKey | null> {
+    // Members are canonical base64url (no '.'), so this names one key exactly.
     const cacheKey = [alg, ...members.map((m) => jwk[m] as string)].join('.');
+    if (alg === 'EdDSA' && smallOrderEd25519(jwk.x as string)) return null;
     const cached = this.keys.get(cacheKey);
     if (cached) return cached;
     // Only the members RFC 7638 names: anything else in the header's jwk plays no part.
@@ -106,6 +112,36 @@ export class NodeDpopProofVerifier implements DpopProofVerifier {
       return null;
     }
   }
+}
+
+/**
+ * A P-256 coordinate or an Ed25519 key: exactly 32 bytes in canonical base64url (43 characters,
+ * unused bits zero). Any other spelling of the same bytes would give the same key another RFC 7638
+ * thumbprint, so one private key could stand for many.
+ */
+function canonicalCoordinate(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value) && Buffer.from(value, 'base64url').toString('base64url') === value;
+}
+
+/**
+ * The Ed25519 points of small order (and their non-canonical encodings), sign bit ignored: with
+ * such a "public key" a signature that verifies for any message can be made without a private key.
+ * The list libsodium refuses (`ge25519_has_small_order`).
+ */
+const SMALL_ORDER_ED25519 = [
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+].map((hex) => Buffer.from(hex, 'hex'));
+
+export function smallOrderEd25519(x: string): boolean {
+  const bytes = Buffer.from(x, 'base64url');
+  bytes[31] &= 0x7f;
+  return SMALL_ORDER_ED25519.some((point) => point.equals(bytes));
 }
 
 /** Equal as RFC 3986 normalises them (scheme, host and port case and defaults), query and fragment ignored. */

@@ -8,9 +8,9 @@ const STARTUP_WAIT_MS = 2000;
 
 /**
  * Proof ids in Redis (`SET NX` with an expiry), so a proof accepted by one instance is a replay
- * on every other. While Redis cannot answer, this instance's memory serves (replays are then
- * caught per instance only) and the change is logged once: a cache outage must not become a
- * sign-in outage for DPoP clients.
+ * on every other, and in this instance's memory too. While Redis cannot answer, memory alone
+ * serves (replays are then caught per instance only) and the change is logged once: a cache
+ * outage must not become a sign-in outage for DPoP clients.
  */
 export class RedisDpopReplayStore implements DpopReplayStore, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('DPoP');
@@ -46,6 +46,9 @@ export class RedisDpopReplayStore implements DpopReplayStore, OnModuleInit, OnAp
   }
 
   async firstUse(jkt: string, jti: string, ttlSeconds: number): Promise<boolean> {
+    // This instance's memory always keeps its own: a replay to the same instance is caught even
+    // across a Redis outage, before or after it.
+    if (!(await this.memory.firstUse(jkt, jti, ttlSeconds))) return false;
     if (this.redis.status === 'ready') {
       try {
         return (await this.redis.set(replayKey(jkt, jti), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
@@ -55,7 +58,7 @@ export class RedisDpopReplayStore implements DpopReplayStore, OnModuleInit, OnAp
     } else {
       this.failed();
     }
-    return this.memory.firstUse(jkt, jti, ttlSeconds);
+    return true;
   }
 
   onApplicationShutdown(): void {

@@ -1,9 +1,9 @@
 import { TokenSet } from '../../application/auth/session-issuer';
 import { MfaStatus } from '../../application/mfa/get-mfa-status.use-case';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
-import { AuditEvent } from '../../domain/audit/audit-event';
+import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';
 import { Realm } from '../../domain/realm/realm';
-import { Session } from '../../domain/session/session';
+import { Session, SessionLifetime } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
 
 /** HTTP shapes, whitelisted field by field. */
@@ -64,7 +64,8 @@ export const present = {
     };
   },
 
-  session(session: Session, idleTimeoutSeconds: number) {
+  /** `expiresAt` under the realm's current session limits. */
+  session(session: Session, lifetime: SessionLifetime) {
     const s = session.snapshot();
     return {
       id: s.id,
@@ -77,7 +78,7 @@ export const present = {
       flag: s.flag ? { reason: s.flag.reason, score: s.flag.score, flaggedAt: s.flag.flaggedAt.toISOString() } : null,
       createdAt: s.createdAt.toISOString(),
       lastActiveAt: s.lastActiveAt.toISOString(),
-      expiresAt: session.expiresAt(idleTimeoutSeconds).toISOString(),
+      expiresAt: session.expiresAt(lifetime).toISOString(),
     };
   },
 
@@ -85,21 +86,31 @@ export const present = {
     return { total, page, limit };
   },
 
+  /** Every setting shown with the value in force. */
   realm(realm: Realm) {
-    return { id: realm.id, name: realm.name, createdAt: realm.createdAt.toISOString() };
+    const s = realm.settings;
+    return {
+      id: realm.id,
+      name: realm.name,
+      enabled: realm.enabled,
+      settings: {
+        publicUrl: s.publicUrl,
+        webauthn: { rpId: s.webauthn.rpId, rpName: s.webauthn.rpName, origins: [...s.webauthn.origins] },
+        registration: s.registration,
+        requireVerifiedEmail: s.requireVerifiedEmail,
+        accessTokenTtlSeconds: s.accessTokenTtlSeconds,
+        sessionIdleTimeoutSeconds: s.sessionIdleTimeoutSeconds,
+        sessionMaxLifetimeSeconds: s.sessionMaxLifetimeSeconds,
+        lockout: { maxFailures: s.lockout.maxFailures, durationSeconds: s.lockout.durationSeconds },
+        passwordMinLength: s.passwordMinLength,
+        fingerprintMatchThreshold: s.fingerprintMatchThreshold,
+      },
+      createdAt: realm.createdAt.toISOString(),
+      updatedAt: realm.updatedAt.toISOString(),
+    };
   },
 
   event(event: AuditEvent) {
-    return {
-      id: event.id,
-      type: event.type,
-      realmId: event.realmId,
-      userId: event.userId,
-      actorId: event.actorId,
-      sessionId: event.sessionId,
-      ip: event.ip,
-      at: event.at.toISOString(),
-      details: event.details,
-    };
+    return auditEventView(event);
   },
 };

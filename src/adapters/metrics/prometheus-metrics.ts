@@ -95,6 +95,21 @@ export class PrometheusMetrics {
     registers: [this.registry],
   });
 
+  private readonly webhookDeliveries = new Counter({
+    name: 'identity_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retrying (failed, due again), failed (given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly webhookAttemptDuration = new Histogram({
+    name: 'identity_webhook_attempt_duration_seconds',
+    help: 'Duration of webhook delivery attempts, by the receiver status code (or "error": no answer)',
+    labelNames: ['status'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
   constructor(private readonly dataSource: DataSource) {
     collectDefaultMetrics({ register: this.registry });
     const dataSourceRef = this.dataSource;
@@ -193,6 +208,16 @@ export class PrometheusMetrics {
       default:
         break;
     }
+  }
+
+  /** One webhook delivery attempt that reached the network: its answer's status (or `error`) and duration. */
+  observeWebhookAttempt(status: string, seconds: number): void {
+    this.webhookAttemptDuration.observe({ status }, seconds);
+  }
+
+  /** The outcome of one webhook delivery attempt. */
+  observeWebhookDelivery(outcome: 'delivered' | 'retrying' | 'failed'): void {
+    this.webhookDeliveries.inc({ outcome });
   }
 
   contentType(): string {

@@ -8,8 +8,8 @@ import {
   NewWebauthnCredential,
   WebAuthnRelyingParty,
 } from '../../application/ports/webauthn-relying-party';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
+import type { RelyingPartySettings } from '../../domain/realm/realm-settings';
 
 /** The ceremony timeout announced to the browser; the server-side challenge lives as long. */
 export const WEBAUTHN_TIMEOUT_MS = 300_000;
@@ -44,23 +44,23 @@ const invalidResponse = (why: string) =>
   new DomainError('VALIDATION_FAILED', `response ${why}`, { details: [{ field: 'response', message: why }] });
 
 /**
- * The relying party on @simplewebauthn/server: rpID `WEBAUTHN_RP_ID`, origins `WEBAUTHN_ORIGINS`,
- * user verification required, attestation `none` (the service trusts keys, not vendors).
+ * The relying party on @simplewebauthn/server: the realm's rpID, name and origins (by default
+ * `WEBAUTHN_RP_ID`, `WEBAUTHN_RP_NAME`, `WEBAUTHN_ORIGINS`), user verification required,
+ * attestation `none` (the service trusts keys, not vendors).
  */
 @Injectable()
 export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
-  constructor(private readonly config: AppConfig) {}
-
   async registrationOptions(input: {
     userId: string;
     userName: string;
     displayName: string;
     exclude: CredentialDescriptor[];
+    rp: RelyingPartySettings;
   }): Promise<CeremonyOptions> {
     const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
-      rpName: this.config.webauthnRpName,
-      rpID: this.config.webauthnRpId,
+      rpName: input.rp.rpName,
+      rpID: input.rp.rpId,
       userName: input.userName,
       userID: new TextEncoder().encode(input.userId),
       userDisplayName: input.displayName,
@@ -72,7 +72,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     return { challenge: options.challenge, options: options as unknown as Record<string, unknown> };
   }
 
-  async verifyRegistration(response: unknown, expectedChallenge: string): Promise<NewWebauthnCredential> {
+  async verifyRegistration(response: unknown, expectedChallenge: string, rp: RelyingPartySettings): Promise<NewWebauthnCredential> {
     if (!asObject(response)) throw invalidResponse('must be a registration response object');
     const { verifyRegistrationResponse } = await webauthn();
     let result: Awaited<ReturnType<WebAuthnLibrary['verifyRegistrationResponse']>>;
@@ -80,8 +80,8 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
       result = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge,
-        expectedOrigin: this.config.webauthnOrigins,
-        expectedRPID: this.config.webauthnRpId,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.rpId,
         requireUserVerification: true,
       });
     } catch {
@@ -102,10 +102,10 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     };
   }
 
-  async authenticationOptions(allow: CredentialDescriptor[]): Promise<CeremonyOptions> {
+  async authenticationOptions(allow: CredentialDescriptor[], rp: RelyingPartySettings): Promise<CeremonyOptions> {
     const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
-      rpID: this.config.webauthnRpId,
+      rpID: rp.rpId,
       allowCredentials: descriptors(allow),
       userVerification: 'required',
       timeout: WEBAUTHN_TIMEOUT_MS,
@@ -113,15 +113,20 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     return { challenge: options.challenge, options: options as unknown as Record<string, unknown> };
   }
 
-  async verifyAuthentication(response: unknown, expectedChallenge: string, credential: WebauthnCredential): Promise<AssertionCheck> {
+  async verifyAuthentication(
+    response: unknown,
+    expectedChallenge: string,
+    credential: WebauthnCredential,
+    rp: RelyingPartySettings,
+  ): Promise<AssertionCheck> {
     if (!asObject(response)) return { verified: false, reason: 'not_an_object' };
     const { verifyAuthenticationResponse } = await webauthn();
     try {
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge,
-        expectedOrigin: this.config.webauthnOrigins,
-        expectedRPID: this.config.webauthnRpId,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.rpId,
         requireUserVerification: true,
         // Counter 0 switches off the library's counter check: the caller applies the rule itself,
         // after the signature is known to be good, so a regression is told apart and audited.

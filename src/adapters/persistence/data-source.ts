@@ -9,6 +9,9 @@ import { SessionListIndex1764130000000 } from '../../../migrations/1764130000000
 import { HousekeepingIndexes1764150000000 } from '../../../migrations/1764150000000-housekeeping-indexes';
 import { RealmScopedUserSearch1764160000000 } from '../../../migrations/1764160000000-realm-scoped-user-search';
 import { SessionDpopBinding1764170000000 } from '../../../migrations/1764170000000-session-dpop-binding';
+import { Webhooks1764180000000 } from '../../../migrations/1764180000000-webhooks';
+import { RealmSettings1764190000000 } from '../../../migrations/1764190000000-realm-settings';
+import { WebhookDeliveryRetention1764200000000 } from '../../../migrations/1764200000000-webhook-delivery-retention';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -22,6 +25,9 @@ export const MIGRATIONS = [
   HousekeepingIndexes1764150000000,
   RealmScopedUserSearch1764160000000,
   SessionDpopBinding1764170000000,
+  Webhooks1764180000000,
+  RealmSettings1764190000000,
+  WebhookDeliveryRetention1764200000000,
 ];
 
 /**

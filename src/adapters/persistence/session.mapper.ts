@@ -8,9 +8,13 @@ export const SESSION_COLUMNS = `
   s.flagged_at AS "flaggedAt", s.created_at AS "createdAt", s.last_active_at AS "lastActiveAt",
   s.expires_at AS "expiresAt", s.revoked_at AS "revokedAt", s.revoke_reason AS "revokeReason"`;
 
-/** SQL for "neither revoked nor expired" at $now with the idle timeout in seconds at $idle. */
-export const LIVE = (now: string, idle: string) =>
-  `s.revoked_at IS NULL AND s.expires_at > ${now} AND s.last_active_at > ${now}::timestamptz - make_interval(secs => ${idle})`;
+/**
+ * SQL for "neither revoked nor expired" at $now under the realm's lifetime: idle timeout in
+ * seconds at $idle, maximum lifetime at $max (as `Session.isLive`).
+ */
+export const LIVE = (now: string, idle: string, max: string) =>
+  `s.revoked_at IS NULL AND s.expires_at > ${now} AND s.last_active_at > ${now}::timestamptz - make_interval(secs => ${idle})` +
+  ` AND s.created_at > ${now}::timestamptz - make_interval(secs => ${max})`;
 
 export function toSession(record: SessionRecord): Session {
   return Session.restore({

@@ -16,7 +16,7 @@ export class TypeOrmAuditLog implements AuditLog {
       `INSERT INTO audit_events (id, realm_id, type, user_id, actor_id, session_id, ip, at, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
       [
-        randomUUID(),
+        entry.id ?? randomUUID(),
         entry.realmId,
         entry.type,
         entry.userId ?? null,

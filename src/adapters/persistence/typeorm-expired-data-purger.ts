@@ -51,6 +51,17 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
     );
   }
 
+  async purgeDeliveredWebhooks(deliveredBefore: Date, limit: number): Promise<number> {
+    return this.count(
+      `WITH gone AS (
+         DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE status = 'delivered' AND delivered_at < $1 LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [deliveredBefore, limit],
+    );
+  }
+
   async purgeAuditEvents(before: Date, limit: number): Promise<number> {
     return this.count(
       `WITH gone AS (

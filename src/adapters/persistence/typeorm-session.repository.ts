@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SessionQuery, SessionRepository } from '../../application/ports/session.repository';
-import { Session } from '../../domain/session/session';
+import { Session, SessionLifetime } from '../../domain/session/session';
 import { SessionRecord } from './records/session.record';
 import { LIVE, SESSION_COLUMNS, toSession, toSessionRecord } from './session.mapper';
 import { TypeOrmTransaction } from './typeorm-transaction';
@@ -60,11 +60,11 @@ export class TypeOrmSessionRepository implements SessionRepository {
     return rows[0] ? toSession(rows[0]) : null;
   }
 
-  async isLive(realmId: string, id: string, now: Date, idleTimeoutSeconds: number): Promise<boolean> {
+  async isLive(realmId: string, id: string, now: Date, lifetime: SessionLifetime): Promise<boolean> {
     if (!isUuid(id)) return false;
     const rows: unknown[] = await this.tx.manager.query(
-      `SELECT 1 FROM sessions s WHERE s.id = $1 AND s.realm_id = $2 AND ${LIVE('$3', '$4')}`,
-      [id, realmId, now, idleTimeoutSeconds],
+      `SELECT 1 FROM sessions s WHERE s.id = $1 AND s.realm_id = $2 AND ${LIVE('$3', '$4', '$5')}`,
+      [id, realmId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds],
     );
     return rows.length > 0;
   }
@@ -93,8 +93,8 @@ export class TypeOrmSessionRepository implements SessionRepository {
   }
 
   async list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }> {
-    const params: unknown[] = [query.realmId, query.now, query.idleTimeoutSeconds];
-    const where = ['s.realm_id = $1', LIVE('$2', '$3')];
+    const params: unknown[] = [query.realmId, query.now, query.lifetime.idleTimeoutSeconds, query.lifetime.maxLifetimeSeconds];
+    const where = ['s.realm_id = $1', LIVE('$2', '$3', '$4')];
     if (query.userId !== undefined) {
       if (!isUuid(query.userId)) return { sessions: [], total: 0 };
       params.push(query.userId);

@@ -1,3 +1,4 @@
+import { SessionLifetime } from '../../domain/session/session';
 import { Injectable } from '@nestjs/common';
 import { UserQuery, UserRepository, FailedLoginOutcome } from '../../application/ports/user.repository';
 import { DomainError } from '../../domain/errors';
@@ -37,14 +38,14 @@ export class TypeOrmUserRepository implements UserRepository {
     userId: string,
     sessionId: string,
     now: Date,
-    idleTimeoutSeconds: number,
+    lifetime: SessionLifetime,
   ): Promise<User | null> {
     if (!isUuid(userId) || !isUuid(sessionId)) return null;
     const rows = await this.tx.prepared<UserRow>(
       'user-with-live-session',
       `SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id
-       WHERE s.id = $1 AND s.realm_id = $2 AND s.user_id = $3 AND ${LIVE('$4', '$5')}`,
-      [sessionId, realmId, userId, now, idleTimeoutSeconds],
+       WHERE s.id = $1 AND s.realm_id = $2 AND s.user_id = $3 AND ${LIVE('$4', '$5', '$6')}`,
+      [sessionId, realmId, userId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds],
     );
     return rows[0] ? toUser(rows[0]) : null;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { Realm } from '../../domain/realm/realm';
+import { MASTER_REALM, Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
 import { assertAcceptablePassword } from '../../domain/user/password-policy';
 import { User } from '../../domain/user/user';
@@ -12,8 +12,9 @@ import { PasswordHasher } from '../ports/password-hasher';
 import { RealmRepository } from '../ports/realm.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
+import { realmDefaultsFrom } from '../realm/realm-defaults';
 
-export const MASTER_REALM = 'master';
+export { MASTER_REALM };
 export const SUPER_ADMIN = 'super-admin';
 export const REALM_ADMIN = 'realm-admin';
 
@@ -34,8 +35,9 @@ export class BootstrapUseCase {
 
   async execute(): Promise<void> {
     const now = this.clock.now();
-    await this.realms.ensure(Realm.create({ id: MASTER_REALM, name: 'Master', now }));
-    await this.realms.ensure(Realm.create({ id: this.config.defaultRealm, name: 'Default', now }));
+    const defaults = realmDefaultsFrom(this.config);
+    await this.realms.ensure(Realm.create({ id: MASTER_REALM, name: 'Master', now }, defaults));
+    await this.realms.ensure(Realm.create({ id: this.config.defaultRealm, name: 'Default', now }, defaults));
     await this.accessTokens.ensureKey(now);
     if (this.config.bootstrapAdminEmail && this.config.bootstrapAdminPassword) {
       await this.ensureSuperAdmin(this.config.bootstrapAdminEmail, this.config.bootstrapAdminPassword, now);

@@ -4,6 +4,7 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { RealmRepository } from '../ports/realm.repository';
 import { Transaction } from '../ports/transaction';
+import { RealmDefaults } from '../realm/realm-defaults';
 
 export interface CreateRealmInput {
   id: string;
@@ -20,6 +21,7 @@ export class CreateRealmUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly defaults: RealmDefaults,
   ) {}
 
   /**
@@ -28,7 +30,7 @@ export class CreateRealmUseCase {
    */
   async execute(input: CreateRealmInput): Promise<Realm> {
     const now = this.clock.now();
-    const realm = Realm.create({ id: input.id, name: input.name, now });
+    const realm = Realm.create({ id: input.id, name: input.name, now }, this.defaults.settings);
     await this.tx.run(async () => {
       await this.realms.insert(realm);
       await this.audit.record({

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
-import { assertAcceptablePassword } from '../../domain/user/password-policy';
 import { User } from '../../domain/user/user';
 import { AccountEmails } from '../auth/account-emails';
 import { AuditLog } from '../ports/audit-log';
@@ -35,7 +34,7 @@ export class CreateUserUseCase {
   ) {}
 
   /**
-   * Creates a user in the realm. With a password it is set (the registration password policy
+   * Creates a user in the realm. With a password it is set (the realm's password policy
    * applies); without one, an invitation email with a link to choose it is queued in the same
    * transaction.
    * @throws DomainError VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED | FORBIDDEN
@@ -47,7 +46,7 @@ export class CreateUserUseCase {
     assertMayGrant(actor, realm.id, [], roles);
     let passwordHash: string | null = null;
     if (input.password !== undefined) {
-      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+      realm.policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
         email: email.value,
         contextWords: [realm.id, realm.name],
       });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
 import { Session, SessionStatus } from '../../domain/session/session';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
@@ -7,7 +7,7 @@ import { UserRepository } from '../ports/user.repository';
 import { findTargetUser } from './admin-actor';
 
 export interface ListSessionsInput {
-  realmId: string;
+  realm: Realm;
   userId?: string;
   status?: SessionStatus;
   page: number;
@@ -22,7 +22,6 @@ export class ListSessionsUseCase {
     private readonly sessions: SessionRepository,
     private readonly users: UserRepository,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -31,15 +30,15 @@ export class ListSessionsUseCase {
    * @throws DomainError USER_NOT_FOUND when `userMustExist` and the user is unknown
    */
   async execute(input: ListSessionsInput): Promise<{ sessions: Session[]; total: number }> {
-    if (input.userMustExist && input.userId !== undefined) await findTargetUser(this.users, input.realmId, input.userId);
+    if (input.userMustExist && input.userId !== undefined) await findTargetUser(this.users, input.realm.id, input.userId);
     return this.sessions.list({
-      realmId: input.realmId,
+      realmId: input.realm.id,
       userId: input.userId,
       status: input.status,
       page: input.page,
       limit: input.limit,
       now: this.clock.now(),
-      idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
+      lifetime: input.realm.policy.sessionLifetime,
     });
   }
 }

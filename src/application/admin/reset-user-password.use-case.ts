@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
-import { assertAcceptablePassword } from '../../domain/user/password-policy';
 import { AccountEmails } from '../auth/account-emails';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
@@ -34,7 +33,7 @@ export class ResetUserPasswordUseCase {
   ) {}
 
   /**
-   * With a password: sets it (the registration password policy) and voids pending reset links. Without: queues a
+   * With a password: sets it (the realm's password policy) and voids pending reset links. Without: queues a
    * password-reset email. Either way every session of the user is revoked.
    * @throws DomainError USER_NOT_FOUND | VALIDATION_FAILED | FORBIDDEN
    */
@@ -45,7 +44,7 @@ export class ResetUserPasswordUseCase {
     assertMayManage(actor, found);
     let passwordHash: string | null = null;
     if (input.password !== undefined) {
-      assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+      realm.policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
         email: found.email,
         contextWords: [realm.id, realm.name],
       });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
@@ -16,7 +16,6 @@ export class RevokeSessionUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -24,11 +23,12 @@ export class RevokeSessionUseCase {
    * @throws DomainError SESSION_NOT_FOUND for an unknown id, one of another realm, or a session
    *   already ended (revoked or expired)
    */
-  async execute(input: { actor: AdminActor; realmId: string; sessionId: string }): Promise<void> {
-    const { actor, realmId } = input;
+  async execute(input: { actor: AdminActor; realm: Realm; sessionId: string }): Promise<void> {
+    const { actor, realm } = input;
+    const realmId = realm.id;
     const now = this.clock.now();
     const session = await this.sessions.findById(realmId, input.sessionId);
-    if (!session || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) throw notFound();
+    if (!session || !session.isLive(now, realm.policy.sessionLifetime)) throw notFound();
     await this.tx.run(async () => {
       // Conditional on revoked_at IS NULL: of two concurrent revocations one wins, the other is a 404.
       if (!(await this.sessions.revoke(realmId, session.id, now, 'admin'))) throw notFound();

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
 import { EmailTemplates } from '../mail/email-templates';
@@ -11,8 +10,8 @@ export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 3600;
 export const PASSWORD_RESET_TTL_SECONDS = 3600;
 
 /**
- * The account emails that carry a single-use link token and the notices that
- * follow account changes. Each method writes to the outbox through `Mailer`, so call it inside
+ * The account emails that carry a single-use link token (links into the realm's own frontend,
+ * its `publicUrl`) and the notices that follow account changes. Each method writes to the outbox through `Mailer`, so call it inside
  * the transaction of the change that causes the email: both commit or neither does.
  */
 @Injectable()
@@ -21,19 +20,18 @@ export class AccountEmails {
     private readonly oneTimeTokens: OneTimeTokenRepository,
     private readonly secureTokens: SecureTokens,
     private readonly mailer: Mailer,
-    private readonly config: AppConfig,
   ) {}
 
   /** A new 24-hour verification link; older unused verification tokens of the user stop working. */
   async sendVerification(realm: Realm, user: User, now: Date): Promise<void> {
     const token = await this.issue(user, 'email_verification', EMAIL_VERIFICATION_TTL_SECONDS, now);
-    await this.mailer.enqueue(EmailTemplates.verification({ ...this.addressing(realm, user), publicUrl: this.config.publicUrl, token }));
+    await this.mailer.enqueue(EmailTemplates.verification({ ...this.addressing(realm, user), publicUrl: realm.policy.publicUrl, token }));
   }
 
   /** A new 1-hour password-reset link; older unused reset tokens of the user stop working. */
   async sendPasswordReset(realm: Realm, user: User, now: Date): Promise<void> {
     const token = await this.issue(user, 'password_reset', PASSWORD_RESET_TTL_SECONDS, now);
-    await this.mailer.enqueue(EmailTemplates.passwordReset({ ...this.addressing(realm, user), publicUrl: this.config.publicUrl, token }));
+    await this.mailer.enqueue(EmailTemplates.passwordReset({ ...this.addressing(realm, user), publicUrl: realm.policy.publicUrl, token }));
   }
 
   /**
@@ -42,7 +40,7 @@ export class AccountEmails {
    */
   async sendInvitation(realm: Realm, user: User, now: Date): Promise<void> {
     const token = await this.issue(user, 'password_reset', PASSWORD_RESET_TTL_SECONDS, now);
-    await this.mailer.enqueue(EmailTemplates.invitation({ ...this.addressing(realm, user), publicUrl: this.config.publicUrl, token }));
+    await this.mailer.enqueue(EmailTemplates.invitation({ ...this.addressing(realm, user), publicUrl: realm.policy.publicUrl, token }));
   }
 
   /** Tells the owner that the password was changed or reset (no link, nothing to redeem). */

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
-import { assertAcceptablePassword, normalisePassword } from '../../domain/user/password-policy';
+import { normalisePassword } from '../../domain/user/password-policy';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
@@ -36,7 +35,6 @@ export class ChangePasswordUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -56,7 +54,7 @@ export class ChangePasswordUseCase {
       await this.recordWrongPassword(input);
       throw new DomainError('INVALID_CREDENTIALS', 'The current password is incorrect');
     }
-    assertAcceptablePassword(
+    input.realm.policy.assertAcceptablePassword(
       input.newPassword,
       (c) => this.blocklist.isCommon(c),
       { email: user.email, contextWords: [input.realm.id, input.realm.name] },
@@ -92,11 +90,11 @@ export class ChangePasswordUseCase {
   }
 
   private recordWrongPassword(input: ChangePasswordInput): Promise<void> {
-    const { users, audit, tx, config } = this;
+    const { users, audit, tx } = this;
     return recordWrongPassword(
-      { users, audit, tx, config },
+      { users, audit, tx },
       {
-        realmId: input.realm.id,
+        realm: input.realm,
         userId: input.userId,
         sessionId: input.sessionId,
         ip: input.ip,

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
-import { matches, restoreFingerprint, similarity } from '../../domain/session/device-fingerprint';
+import { restoreFingerprint, similarity } from '../../domain/session/device-fingerprint';
 import { Session } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
@@ -37,7 +36,6 @@ export class FingerprintSessionGuardian extends SessionGuardian {
     private readonly emails: AccountEmails,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
-    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -49,14 +47,14 @@ export class FingerprintSessionGuardian extends SessionGuardian {
    * @throws DomainError MFA_REQUIRED (with `mfaToken`) | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED
    */
   override async check(input: GuardInput): Promise<void> {
-    const { session, now } = input;
+    const { session, now, realm } = input;
     const observation = this.devices.observe(input.client);
     if (session.status === 'flagged') return this.refuse(input);
 
     const score = similarity(restoreFingerprint(session.referenceFingerprint), observation.fingerprint);
-    if (matches(score, this.config.fingerprintMatchThreshold)) return;
+    if (realm.policy.fingerprintMatches(score)) return;
 
-    const { realm, user, client } = input;
+    const { user, client } = input;
     const deviceName = observation.detected.name;
     const error = await this.tx.run(async () => {
       session.flagMismatch(score, now);
@@ -68,7 +66,7 @@ export class FingerprintSessionGuardian extends SessionGuardian {
         sessionId: session.id,
         ip: client.ip,
         at: now,
-        details: { reason: 'fingerprint_mismatch', score, threshold: this.config.fingerprintMatchThreshold, device: deviceName },
+        details: { reason: 'fingerprint_mismatch', score, threshold: realm.policy.fingerprintMatchThreshold, device: deviceName },
       });
       await this.emails.sendSecurityNotice(
         realm,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
 import { Session } from '../../domain/session/session';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
@@ -12,20 +12,19 @@ export class ListOwnSessionsUseCase {
   constructor(
     private readonly sessions: SessionRepository,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
-  async execute(input: { realmId: string; userId: string }): Promise<Session[]> {
+  async execute(input: { realm: Realm; userId: string }): Promise<Session[]> {
     const now = this.clock.now();
     const all: Session[] = [];
     for (let page = 1; ; page++) {
       const { sessions, total } = await this.sessions.list({
-        realmId: input.realmId,
+        realmId: input.realm.id,
         userId: input.userId,
         page,
         limit: PAGE,
         now,
-        idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
+        lifetime: input.realm.policy.sessionLifetime,
       });
       all.push(...sessions);
       if (sessions.length < PAGE || all.length >= total) return all;

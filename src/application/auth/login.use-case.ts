@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
@@ -42,12 +41,12 @@ export class LoginUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
   /**
    * Password login. Unknown email and wrong password fail alike, in the same time.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | VALIDATION_FAILED | INVALID_DPOP_PROOF
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | EMAIL_NOT_VERIFIED | VALIDATION_FAILED |
+   *   INVALID_DPOP_PROOF
    */
   async execute(input: LoginInput): Promise<LoginResult> {
     const observation = this.devices.observe(input.client);
@@ -77,12 +76,17 @@ export class LoginUseCase {
       );
     }
     if (!passwordMatches) {
-      await this.recordFailure(user, client, now);
+      await this.recordFailure(realm, user, client, now);
       throw invalidCredentials();
     }
     if (status === 'suspended') {
       await this.refused(realm, user.id, client, now, { reason: 'suspended' });
       throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
+    }
+    // Only after the password: without it, nobody learns whether an address is verified.
+    if (!user.emailVerified && realm.policy.requiresVerifiedEmail) {
+      await this.refused(realm, user.id, client, now, { reason: 'email_not_verified' });
+      realm.policy.assertMaySignIn(user);
     }
     if (user.mfaEnabled) {
       // No session yet: it is opened when the second factor succeeds.
@@ -112,11 +116,11 @@ export class LoginUseCase {
     return this.audit.record({ type: 'login.failed', realmId: realm.id, userId, ip: client.ip, at, details });
   }
 
-  private recordFailure(user: User, client: ClientContext, now: Date): Promise<void> {
-    const { users, audit, tx, config } = this;
+  private recordFailure(realm: Realm, user: User, client: ClientContext, now: Date): Promise<void> {
+    const { users, audit, tx } = this;
     return recordWrongPassword(
-      { users, audit, tx, config },
-      { realmId: user.realmId, userId: user.id, ip: client.ip, at: now, details: { reason: 'wrong_password' } },
+      { users, audit, tx },
+      { realm, userId: user.id, ip: client.ip, at: now, details: { reason: 'wrong_password' } },
     );
   }
 }

@@ -40,9 +40,14 @@ export class RefreshUseCase {
 
   /** Finds the live context of a refresh token (shared with rate limiting, which keys on its user). */
   async resolve(realm: Realm, refreshToken: string): Promise<RefreshTokenContext | null> {
-    if (typeof refreshToken !== 'string' || refreshToken.length < 16 || refreshToken.length > 256) return null;
+    if (!this.acceptable(refreshToken)) return null;
     const context = await this.refreshTokens.findWithSession(this.secureTokens.hash(refreshToken));
     return context && context.session.realmId === realm.id ? context : null;
+  }
+
+  /** Refresh tokens are 16–256 characters; anything else is looked up nowhere. */
+  private acceptable(refreshToken: unknown): refreshToken is string {
+    return typeof refreshToken === 'string' && refreshToken.length >= 16 && refreshToken.length <= 256;
   }
 
   /**
@@ -52,11 +57,16 @@ export class RefreshUseCase {
    */
   async execute(input: RefreshInput, resolved?: RefreshTokenContext | null): Promise<{ tokens: TokenSet }> {
     const { realm, refreshToken, client } = input;
-    const context = resolved === undefined ? await this.resolve(realm, refreshToken) : resolved;
+    // The context the rate limiter resolved is used only if it is this very token's.
+    const context =
+      resolved !== undefined &&
+      (resolved === null ? !this.acceptable(refreshToken) : resolved.token.tokenHash === this.secureTokens.hash(refreshToken))
+        ? resolved
+        : await this.resolve(realm, refreshToken);
     if (!context) throw invalidToken();
     const { token, session, user } = context;
     const now = this.clock.now();
-    if (!session.isLive(now, this.config.sessionIdleTimeoutSeconds) || !user.canAuthenticate(now)) throw invalidToken();
+    if (!session.isLive(now, realm.policy.sessionLifetime) || !user.canAuthenticate(now)) throw invalidToken();
     // Before anything is spent, flagged or revoked: without the key, a stolen token changes nothing.
     await this.assertKeyHolder(realm, context, input.dpop, client, 'refresh', now);
 

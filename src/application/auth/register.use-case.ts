@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
-import { assertAcceptablePassword } from '../../domain/user/password-policy';
 import { splitName, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
@@ -32,13 +31,16 @@ export class RegisterUseCase {
   ) {}
 
   /**
-   * Creates the user and queues the verification email in one transaction.
-   * @throws DomainError VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED
+   * Creates the user and queues the verification email in one transaction, while the realm's
+   * registration is open; the password follows the realm's policy.
+   * @throws DomainError REGISTRATION_DISABLED | VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED
    */
   async execute(input: RegisterInput): Promise<User> {
+    const { policy } = input.realm;
+    policy.assertRegistrationOpen();
     const email = Email.parse(input.email);
     splitName(input.name);
-    assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+    policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
       email: email.value,
       contextWords: [input.realm.id, input.realm.name],
     });

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
-import { assertAcceptablePassword } from '../../domain/user/password-policy';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
@@ -44,7 +43,7 @@ export class ResetPasswordUseCase {
   async execute(input: ResetPasswordInput): Promise<void> {
     const now = this.clock.now();
     const { record, user } = await this.linkTokens.find(input.realm, 'password_reset', input.token, now);
-    assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
+    input.realm.policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
       email: user.email,
       contextWords: [input.realm.id, input.realm.name],
     });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Realm } from '../../domain/realm/realm';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
@@ -22,14 +23,15 @@ export class RevokeOtherSessionsUseCase {
    * `session.revoked` event.
    * @returns how many sessions were ended
    */
-  async execute(input: { realmId: string; userId: string; currentSessionId: string; ip: string }): Promise<number> {
+  async execute(input: { realm: Realm; userId: string; currentSessionId: string; ip: string }): Promise<number> {
+    const owner = { realmId: input.realm.id, userId: input.userId, ip: input.ip };
     const others = (await this.ownSessions.execute(input)).filter((s) => s.id !== input.currentSessionId);
     const now = this.clock.now();
     return this.tx.run(async () => {
       let revoked = 0;
       for (const session of others) {
         // A session ended meanwhile (logout in another tab) is not counted twice.
-        if (await revokeByOwner({ sessions: this.sessions, audit: this.audit }, input, session.id, now, { scope: 'all_but_current' }))
+        if (await revokeByOwner({ sessions: this.sessions, audit: this.audit }, owner, session.id, now, { scope: 'all_but_current' }))
           revoked += 1;
       }
       return revoked;

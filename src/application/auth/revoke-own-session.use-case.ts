@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 
 export interface RevokeOwnSessionInput {
-  realmId: string;
+  realm: Realm;
   userId: string;
   /** The session of the access token making the request. */
   currentSessionId: string;
@@ -50,7 +50,6 @@ export class RevokeOwnSessionUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -60,12 +59,18 @@ export class RevokeOwnSessionUseCase {
    */
   async execute(input: RevokeOwnSessionInput): Promise<void> {
     const now = this.clock.now();
-    const session = await this.sessions.findById(input.realmId, input.sessionId);
-    if (!session || session.userId !== input.userId || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) throw notFound();
+    const session = await this.sessions.findById(input.realm.id, input.sessionId);
+    if (!session || session.userId !== input.userId || !session.isLive(now, input.realm.policy.sessionLifetime)) throw notFound();
     await this.tx.run(async () => {
-      const revoked = await revokeByOwner({ sessions: this.sessions, audit: this.audit }, input, session.id, now, {
-        current: session.id === input.currentSessionId,
-      });
+      const revoked = await revokeByOwner(
+        { sessions: this.sessions, audit: this.audit },
+        { realmId: input.realm.id, userId: input.userId, ip: input.ip },
+        session.id,
+        now,
+        {
+          current: session.id === input.currentSessionId,
+        },
+      );
       if (!revoked) throw notFound();
     });
   }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { Realm } from '../../domain/realm/realm';
 import { Session, SessionLocation } from '../../domain/session/session';
 import { User } from '../../domain/user/user';
@@ -32,7 +31,6 @@ export class SessionIssuer {
     private readonly secureTokens: SecureTokens,
     private readonly devices: DeviceObserver,
     private readonly geoIp: GeoIp,
-    private readonly config: AppConfig,
     private readonly dpop: DpopBinding,
   ) {}
 
@@ -68,10 +66,7 @@ export class SessionIssuer {
       amr: input.amr,
       dpopJkt: input.dpopJkt ?? null,
       now: input.now,
-      lifetime: {
-        idleTimeoutSeconds: this.config.sessionIdleTimeoutSeconds,
-        maxLifetimeSeconds: this.config.sessionMaxLifetimeSeconds,
-      },
+      lifetime: input.realm.policy.sessionLifetime,
     });
     await this.sessions.insert(session);
     const refreshToken = this.secureTokens.generate();
@@ -93,7 +88,7 @@ export class SessionIssuer {
   }
 
   async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {
-    const expiresIn = realm.accessTokenTtl(this.config.accessTokenTtlSeconds);
+    const expiresIn = realm.policy.accessTokenTtlSeconds;
     const accessToken = await this.accessTokens.issue(
       {
         sub: user.id,
@@ -106,7 +101,8 @@ export class SessionIssuer {
       now,
       expiresIn,
     );
-    const refreshExpiresIn = Math.max(0, Math.ceil((session.maxExpiresAt.getTime() - now.getTime()) / 1000));
+    const end = session.absoluteEnd(realm.policy.sessionLifetime).getTime();
+    const refreshExpiresIn = Math.max(0, Math.ceil((end - now.getTime()) / 1000));
     return { accessToken, refreshToken, expiresIn, tokenType: session.dpopBound ? 'DPoP' : 'Bearer', refreshExpiresIn };
   }
 }

@@ -1,4 +1,4 @@
-import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
 import { AuditLog } from '../ports/audit-log';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
@@ -7,29 +7,25 @@ export interface WrongPasswordDeps {
   users: UserRepository;
   audit: AuditLog;
   tx: Transaction;
-  config: AppConfig;
 }
 
 /**
- * Counts one wrong password towards the account lockout (atomically, the account states) and audits
- * `login.failed`, plus `user.locked` when this failure locks the account. Used wherever a
- * password is checked: login, password change, factor removal.
+ * Counts one wrong password towards the account lockout of the realm's policy (atomically, the
+ * account states) and audits `login.failed`, plus `user.locked` when this failure locks the
+ * account. Used wherever a password is checked: login, password change, factor removal.
  */
 export async function recordWrongPassword(
   deps: WrongPasswordDeps,
-  input: { realmId: string; userId: string; ip: string; sessionId?: string; at: Date; details: Record<string, unknown> },
+  input: { realm: Realm; userId: string; ip: string; sessionId?: string; at: Date; details: Record<string, unknown> },
 ): Promise<void> {
-  const { users, audit, tx, config } = deps;
+  const { users, audit, tx } = deps;
+  const realmId = input.realm.id;
+  const lockout = input.realm.policy.lockout;
   await tx.run(async () => {
-    const outcome = await users.recordFailedLogin(
-      input.realmId,
-      input.userId,
-      { maxFailures: config.lockoutMaxFailures, durationSeconds: config.lockoutDurationSeconds },
-      input.at,
-    );
+    const outcome = await users.recordFailedLogin(realmId, input.userId, lockout, input.at);
     await audit.record({
       type: 'login.failed',
-      realmId: input.realmId,
+      realmId,
       userId: input.userId,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       ip: input.ip,
@@ -39,11 +35,11 @@ export async function recordWrongPassword(
     if (outcome?.lockedNow) {
       await audit.record({
         type: 'user.locked',
-        realmId: input.realmId,
+        realmId,
         userId: input.userId,
         ip: input.ip,
         at: input.at,
-        details: { failures: outcome.failures, durationSeconds: config.lockoutDurationSeconds },
+        details: { failures: outcome.failures, durationSeconds: lockout.durationSeconds },
       });
     }
   });

@@ -12,6 +12,7 @@ export const PURGE_BATCH_SIZE = 500;
 /** Batches per table and run: a large backlog is worked off over several runs. */
 export const MAX_BATCHES_PER_RUN = 200;
 /** Delivered emails are kept this long (their bodies are already emptied on delivery). */
+/** Sent emails and delivered webhook deliveries are kept this long (for support questions), then purged. */
 export const DELIVERED_EMAIL_RETENTION_DAYS = 7;
 /**
  * Spent one-time tokens are kept a day, so that an expired mfaToken still answers
@@ -28,6 +29,7 @@ export interface HousekeepingReport {
   sessions: number;
   oneTimeTokens: number;
   deliveredEmails: number;
+  deliveredWebhooks: number;
   auditEvents: number;
   /** The new signing key's kid when the key was rotated. */
   rotatedKey: string | null;
@@ -57,7 +59,15 @@ export class HousekeepingUseCase {
   ) {}
 
   async execute(options: HousekeepingOptions = {}): Promise<HousekeepingReport> {
-    const report: HousekeepingReport = { ran: false, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, auditEvents: 0, rotatedKey: null };
+    const report: HousekeepingReport = {
+      ran: false,
+      sessions: 0,
+      oneTimeTokens: 0,
+      deliveredEmails: 0,
+      deliveredWebhooks: 0,
+      auditEvents: 0,
+      rotatedKey: null,
+    };
     const limit = options.batchSize ?? PURGE_BATCH_SIZE;
     const stop = options.shouldStop ?? (() => false);
     const drain = async (purge: () => Promise<number>): Promise<number> => {
@@ -72,11 +82,17 @@ export class HousekeepingUseCase {
 
     report.ran = await this.lock.runExclusive(HOUSEKEEPING_LOCK, async () => {
       const now = this.clock.now().getTime();
-      const { sessionRetentionDays, sessionIdleTimeoutSeconds, auditRetentionDays, keyRotationDays } = this.config;
+      const { sessionRetentionDays, auditRetentionDays, keyRotationDays } = this.config;
+      const policies = (await this.realms.list()).map((realm) => realm.policy);
+      // Sessions idle longer than every realm allows: a realm with a long idle timeout keeps its own.
+      const sessionIdleTimeoutSeconds = Math.max(
+        this.config.sessionIdleTimeoutSeconds,
+        ...policies.map((policy) => policy.sessionLifetime.idleTimeoutSeconds),
+      );
       if (!stop()) {
         // The JWKS keeps the current and the previous key only: never rotate twice within the
         // longest access-token lifetime, or the key of still-valid tokens would drop out.
-        const longestTtlMs = await this.longestAccessTokenTtlMs();
+        const longestTtlMs = Math.max(this.config.accessTokenTtlSeconds, ...policies.map((policy) => policy.accessTokenTtlSeconds)) * 1000;
         const cutoff = new Date(now - Math.max(keyRotationDays * DAY_MS, longestTtlMs + KEY_CACHE_MARGIN_MS));
         report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
       }
@@ -89,14 +105,11 @@ export class HousekeepingUseCase {
       report.deliveredEmails = await drain(() =>
         this.purger.purgeDeliveredEmails(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit),
       );
+      report.deliveredWebhooks = await drain(() =>
+        this.purger.purgeDeliveredWebhooks(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit),
+      );
       report.auditEvents = await drain(() => this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit));
     });
     return report;
-  }
-
-  private async longestAccessTokenTtlMs(): Promise<number> {
-    const fallback = this.config.accessTokenTtlSeconds;
-    const realms = await this.realms.list();
-    return Math.max(fallback, ...realms.map((realm) => realm.accessTokenTtl(fallback))) * 1000;
   }
 }

@@ -23,10 +23,19 @@ function message(input: TemplateInput, subject: string, lines: string[], link?: 
   return { realmId: input.realmId, to: input.to, subject: `${subject} — ${input.realmName}`.replace(/[\r\n]+/g, ' '), text, html };
 }
 
+/**
+ * A link to a page that takes a token, e.g. `/verify-email?token=…`. Outside the default realm the
+ * realm rides along (`&realm=…`), so that the page (the account console, or any frontend) knows it.
+ */
+function tokenLink(input: TemplateInput & { publicUrl: string; token: string }, path: string): string {
+  const realm = input.realmId === 'default' ? '' : `&realm=${encodeURIComponent(input.realmId)}`;
+  return `${input.publicUrl}${path}?token=${encodeURIComponent(input.token)}${realm}`;
+}
+
 /** Messages of the email rules. Links are built from PUBLIC_URL, never from request headers. */
 export const EmailTemplates = {
   verification(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
-    const url = `${input.publicUrl}/verify-email?token=${encodeURIComponent(input.token)}`;
+    const url = tokenLink(input, '/verify-email');
     return message(
       input,
       'Verify your email address',
@@ -36,7 +45,7 @@ export const EmailTemplates = {
   },
 
   passwordReset(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
-    const url = `${input.publicUrl}/reset-password?token=${encodeURIComponent(input.token)}`;
+    const url = tokenLink(input, '/reset-password');
     return message(
       input,
       'Reset your password',
@@ -48,7 +57,7 @@ export const EmailTemplates = {
   },
 
   invitation(input: TemplateInput & { publicUrl: string; token: string }): OutgoingEmail {
-    const url = `${input.publicUrl}/reset-password?token=${encodeURIComponent(input.token)}`;
+    const url = tokenLink(input, '/reset-password');
     return message(
       input,
       'Your new account',

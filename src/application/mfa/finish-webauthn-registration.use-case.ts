@@ -49,7 +49,7 @@ export class FinishWebauthnRegistrationUseCase {
     if (!pending || pending.userId !== user.id || pending.realmId !== user.realmId) throw noChallenge();
     if (!(await this.oneTimeTokens.consume(tokenHash, now))) throw noChallenge();
 
-    const verified = await this.relyingParty.verifyRegistration(actor.response, challenge);
+    const verified = await this.relyingParty.verifyRegistration(actor.response, challenge, actor.realm.policy.relyingParty);
     const storedName = typeof pending.payload.name === 'string' ? pending.payload.name : null;
     const credential: WebauthnCredential = {
       ...verified,

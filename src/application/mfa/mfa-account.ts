@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { normaliseRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeFrom } from '../../domain/mfa/recovery-code';
@@ -31,7 +30,6 @@ export class MfaAccount {
     private readonly secureTokens: SecureTokens,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
-    private readonly config: AppConfig,
     private readonly emails: AccountEmails,
   ) {}
 
@@ -67,11 +65,11 @@ export class MfaAccount {
   async confirmPassword(user: User, password: string, actor: MfaActor, action: string, now: Date): Promise<void> {
     const ok = user.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDummy(password);
     if (ok) return;
-    const { users, audit, tx, config } = this;
+    const { users, audit, tx } = this;
     await recordWrongPassword(
-      { users, audit, tx, config },
+      { users, audit, tx },
       {
-        realmId: user.realmId,
+        realm: actor.realm,
         userId: user.id,
         sessionId: actor.sessionId,
         ip: actor.ip,

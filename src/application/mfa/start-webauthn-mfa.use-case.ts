@@ -32,6 +32,7 @@ export class StartWebauthnMfaUseCase {
     }
     const { challenge, options } = await this.relyingParty.authenticationOptions(
       credentials.map((c) => ({ id: c.id, transports: c.transports })),
+      input.realm.policy.relyingParty,
     );
     const payload: PendingLogin = { ...pending, webauthnChallenge: challenge };
     await this.oneTimeTokens.updatePayload(token.tokenHash, payload as unknown as Record<string, unknown>);

@@ -41,6 +41,7 @@ export class StartWebauthnRegistrationUseCase {
       userName: user.email,
       displayName: `${user.profile.firstName} ${user.profile.lastName}`.trim() || user.email,
       exclude: existing.map((c) => ({ id: c.id, transports: c.transports })),
+      rp: actor.realm.policy.relyingParty,
     });
     const now = this.clock.now();
     await this.tx.run(async () => {

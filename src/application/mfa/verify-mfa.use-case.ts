@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { normaliseRecoveryCode } from '../../domain/mfa/recovery-code';
 import { signCountAcceptable } from '../../domain/mfa/webauthn';
 import { Realm } from '../../domain/realm/realm';
-import { matches, similarity } from '../../domain/session/device-fingerprint';
+import { similarity } from '../../domain/session/device-fingerprint';
 import { User } from '../../domain/user/user';
 import { ClientContext } from '../auth/client-context';
 import { DeviceObservation, DeviceObserver } from '../auth/device-observation';
@@ -70,7 +69,6 @@ export class VerifyMfaUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -93,11 +91,11 @@ export class VerifyMfaUseCase {
       await this.oneTimeTokens.consume(token.tokenHash, now);
       throw invalidToken();
     }
-    await this.assertSameDevice(token, pending, observation, user, client, now);
+    await this.assertSameDevice(realm, token, pending, observation, user, client, now);
     // A re-verified session keeps the binding it has; a login binds here, before any factor is spent.
     const dpopJkt = pending.purpose === 'reverify' ? null : await this.issuer.bindingKey(input.dpop, now);
 
-    const check = await this.checkFactor(user, input.type, input.code, token, pending, now);
+    const check = await this.checkFactor(realm, user, input.type, input.code, token, pending, now);
     if (check.ok) {
       const result = await this.tx.run(async () => {
         if (!(await check.commit())) return null;
@@ -162,6 +160,7 @@ export class VerifyMfaUseCase {
 
   /** The mfaToken is tied to the device of the pending login; a stranger's use kills it. */
   private async assertSameDevice(
+    realm: Realm,
     token: OneTimeToken,
     pending: PendingLogin,
     observation: DeviceObservation,
@@ -172,7 +171,7 @@ export class VerifyMfaUseCase {
     if (!pending.client) return;
     const issuedTo = this.devices.observe(pending.client);
     const score = similarity(issuedTo.fingerprint, observation.fingerprint);
-    if (matches(score, this.config.fingerprintMatchThreshold)) return;
+    if (realm.policy.fingerprintMatches(score)) return;
     await this.tx.run(async () => {
       await this.oneTimeTokens.consume(token.tokenHash, now);
       await this.audit.record({
@@ -189,6 +188,7 @@ export class VerifyMfaUseCase {
   }
 
   private async checkFactor(
+    realm: Realm,
     user: User,
     type: MfaFactorType,
     code: string,
@@ -203,7 +203,7 @@ export class VerifyMfaUseCase {
       case 'recovery':
         return this.checkRecoveryCode(user, code, now);
       case 'webauthn':
-        return this.checkWebauthn(user, code, token, pending, now);
+        return this.checkWebauthn(realm, user, code, token, pending, now);
       default:
         return refused('unknown_type');
     }
@@ -232,7 +232,14 @@ export class VerifyMfaUseCase {
     };
   }
 
-  private async checkWebauthn(user: User, code: string, token: OneTimeToken, pending: PendingLogin, now: Date): Promise<FactorCheck> {
+  private async checkWebauthn(
+    realm: Realm,
+    user: User,
+    code: string,
+    token: OneTimeToken,
+    pending: PendingLogin,
+    now: Date,
+  ): Promise<FactorCheck> {
     const challenge = pending.webauthnChallenge;
     if (!challenge) return refused('no_challenge');
     // Any answer uses the challenge up: a second try needs new options.
@@ -248,7 +255,7 @@ export class VerifyMfaUseCase {
     const credentialId = this.relyingParty.credentialIdOf(response);
     const credential = credentialId ? await this.credentials.findWebauthn(credentialId) : null;
     if (!credential || credential.userId !== user.id) return refused('unknown_credential');
-    const check = await this.relyingParty.verifyAuthentication(response, challenge, credential);
+    const check = await this.relyingParty.verifyAuthentication(response, challenge, credential, realm.policy.relyingParty);
     if (!check.verified) return refused(check.reason, { credentialId: credential.id });
     if (!signCountAcceptable(credential.counter, check.counter)) {
       // A valid signature with a counter that went back: probably a cloned authenticator.
@@ -292,7 +299,7 @@ export class VerifyMfaUseCase {
     now: Date,
   ) {
     const session = pending.sessionId ? await this.sessions.findById(realm.id, pending.sessionId) : null;
-    if (!session || session.userId !== user.id || !session.isLive(now, this.config.sessionIdleTimeoutSeconds)) {
+    if (!session || session.userId !== user.id || !session.isLive(now, realm.policy.sessionLifetime)) {
       throw invalidToken('The session to re-verify has ended');
     }
     session.clearFlag(observation.fingerprint, client.fingerprint, amr);

@@ -1,6 +1,8 @@
 import { AuditEvent, AuditEventType } from '../../domain/audit/audit-event';
 
 export interface AuditEntry {
+  /** The event's id; chosen by the log when absent. */
+  id?: string;
   type: AuditEventType;
   realmId: string;
   userId?: string | null;

@@ -12,6 +12,8 @@ export abstract class ExpiredDataPurger {
   abstract purgeSpentOneTimeTokens(spentBefore: Date, limit: number): Promise<number>;
   /** Outbox emails delivered before `sentBefore`. Pending and failed ones are kept. */
   abstract purgeDeliveredEmails(sentBefore: Date, limit: number): Promise<number>;
+  /** Webhook deliveries delivered before `deliveredBefore`. Pending and failed ones are kept. */
+  abstract purgeDeliveredWebhooks(deliveredBefore: Date, limit: number): Promise<number>;
   /** Audit events that happened before `before`. */
   abstract purgeAuditEvents(before: Date, limit: number): Promise<number>;
 }

@@ -1,4 +1,4 @@
-import { Session, SessionStatus } from '../../domain/session/session';
+import { Session, SessionLifetime, SessionStatus } from '../../domain/session/session';
 
 export interface SessionQuery {
   realmId: string;
@@ -7,7 +7,8 @@ export interface SessionQuery {
   page: number;
   limit: number;
   now: Date;
-  idleTimeoutSeconds: number;
+  /** The realm's session limits (`RealmPolicy.sessionLifetime`). */
+  lifetime: SessionLifetime;
 }
 
 export abstract class SessionRepository {
@@ -17,9 +18,9 @@ export abstract class SessionRepository {
   abstract findById(realmId: string, id: string): Promise<Session | null>;
   /**
    * Whether the session exists, is not revoked and has not passed its idle timeout or absolute
-   * lifetime at `now` — the check behind every access token (one indexed read).
+   * lifetime at `now` under the realm's `lifetime` (as `Session.isLive`) — one indexed read.
    */
-  abstract isLive(realmId: string, id: string, now: Date, idleTimeoutSeconds: number): Promise<boolean>;
+  abstract isLive(realmId: string, id: string, now: Date, lifetime: SessionLifetime): Promise<boolean>;
   /** Revokes one live session; false when it was already ended or does not exist. */
   abstract revoke(realmId: string, id: string, now: Date, reason: string): Promise<boolean>;
   /** Revokes every live session of the user except `exceptSessionId`; returns how many. */

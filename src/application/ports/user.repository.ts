@@ -1,3 +1,4 @@
+import { SessionLifetime } from '../../domain/session/session';
 import { LockoutPolicy, User, UserStatus } from '../../domain/user/user';
 
 export interface FailedLoginOutcome {
@@ -23,7 +24,7 @@ export abstract class UserRepository {
   abstract findById(realmId: string, id: string): Promise<User | null>;
   /**
    * The user, provided `sessionId` is one of their sessions and live at `now` (neither revoked,
-   * expired, nor idle longer than `idleTimeoutSeconds`); null otherwise. One round trip: it runs
+   * expired, nor past the realm's `lifetime`, as `Session.isLive`); null otherwise. One round trip: it runs
    * for every request that carries an access token.
    */
   abstract findWithLiveSession(
@@ -31,7 +32,7 @@ export abstract class UserRepository {
     userId: string,
     sessionId: string,
     now: Date,
-    idleTimeoutSeconds: number,
+    lifetime: SessionLifetime,
   ): Promise<User | null>;
   /**
    * The user with its row locked until the surrounding transaction ends: call it inside

@@ -1,3 +1,4 @@
+import type { RelyingPartySettings } from '../../domain/realm/realm-settings';
 import { WebauthnCredential } from './mfa-credential.repository';
 
 export interface CredentialDescriptor {
@@ -25,8 +26,8 @@ export type AssertionCheck = { verified: true; counter: number; userVerified: bo
 
 /**
  * The WebAuthn relying party (W3C WebAuthn §7): options for both ceremonies and verification of
- * the authenticator's answers against the configured rpID and allowed origins. User verification
- * is required in both ceremonies.
+ * the authenticator's answers against the realm's relying party `rp` (rpID, name, allowed origins:
+ * `RealmPolicy.relyingParty`). User verification is required in both ceremonies.
  */
 export abstract class WebAuthnRelyingParty {
   abstract registrationOptions(input: {
@@ -34,19 +35,25 @@ export abstract class WebAuthnRelyingParty {
     userName: string;
     displayName: string;
     exclude: CredentialDescriptor[];
+    rp: RelyingPartySettings;
   }): Promise<CeremonyOptions>;
   /**
    * Verifies an attestation (RegistrationResponseJSON) for `expectedChallenge`.
    * @throws DomainError VALIDATION_FAILED (field `response`) when it does not verify
    */
-  abstract verifyRegistration(response: unknown, expectedChallenge: string): Promise<NewWebauthnCredential>;
-  abstract authenticationOptions(allow: CredentialDescriptor[]): Promise<CeremonyOptions>;
+  abstract verifyRegistration(response: unknown, expectedChallenge: string, rp: RelyingPartySettings): Promise<NewWebauthnCredential>;
+  abstract authenticationOptions(allow: CredentialDescriptor[], rp: RelyingPartySettings): Promise<CeremonyOptions>;
   /**
    * Verifies an assertion (AuthenticationResponseJSON) for `expectedChallenge` with the stored
    * credential's public key: type, challenge, origin, rpID hash, user presence and verification,
    * signature. The signature counter is returned, not judged (see `signCountAcceptable`).
    */
-  abstract verifyAuthentication(response: unknown, expectedChallenge: string, credential: WebauthnCredential): Promise<AssertionCheck>;
+  abstract verifyAuthentication(
+    response: unknown,
+    expectedChallenge: string,
+    credential: WebauthnCredential,
+    rp: RelyingPartySettings,
+  ): Promise<AssertionCheck>;
   /** The challenge a response answers (from its clientDataJSON), or null when unreadable. */
   abstract challengeOf(response: unknown): string | null;
   /** The credential id a response names, or null. */

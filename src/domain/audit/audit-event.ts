@@ -23,7 +23,46 @@ export type AuditEventType =
   | 'mfa.enabled'
   | 'mfa.disabled'
   | 'realm.created'
-  | 'dpop.refused';
+  | 'realm.updated'
+  | 'dpop.refused'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated';
+
+// A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
+const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
+  'user.registered': true,
+  'user.created': true,
+  'login.succeeded': true,
+  'login.failed': true,
+  'mfa.succeeded': true,
+  'mfa.failed': true,
+  'refresh.reused': true,
+  'session.flagged': true,
+  'session.revoked': true,
+  logout: true,
+  'user.locked': true,
+  'user.unlocked': true,
+  'user.suspended': true,
+  'user.activated': true,
+  'user.deleted': true,
+  'user.password_reset': true,
+  'user.mfa_reset': true,
+  'user.roles_changed': true,
+  'password.changed': true,
+  'email.verified': true,
+  'mfa.enabled': true,
+  'mfa.disabled': true,
+  'realm.created': true,
+  'realm.updated': true,
+  'dpop.refused': true,
+  'webhook.created': true,
+  'webhook.updated': true,
+  'webhook.deleted': true,
+  'webhook.secret_rotated': true,
+};
+export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 
 export interface AuditEvent {
   id: string;
@@ -35,4 +74,22 @@ export interface AuditEvent {
   ip: string | null;
   at: Date;
   details: Record<string, unknown>;
+}
+
+/**
+ * An event as the admin API lists it (GET /v1/admin/events) and as webhook payloads carry it:
+ * whitelisted fields, timestamps in ISO 8601. Details never hold a secret, token or password.
+ */
+export function auditEventView(event: AuditEvent) {
+  return {
+    id: event.id,
+    type: event.type,
+    realmId: event.realmId,
+    userId: event.userId,
+    actorId: event.actorId,
+    sessionId: event.sessionId,
+    ip: event.ip,
+    at: event.at.toISOString(),
+    details: event.details,
+  };
 }

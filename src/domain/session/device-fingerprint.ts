@@ -326,28 +326,72 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * How much `observed` looks like the same device as `reference`, in [0, 1]: the weighted share of
- * matching components, with weights from {@link FINGERPRINT_WEIGHTS}.
+ * A component as {@link similarity} names it: `client:<key>` for a key of the client's components
+ * map, `server:<name>` for a server-observed component.
+ */
+export type ComponentId = `client:${string}` | `server:${keyof ServerObservedComponents}`;
+
+/**
+ * Components that report one change between them: when several members of a group differ, the
+ * pair is charged the weight of the heaviest differing member, not the sum. Each group is one fact
+ * read in several places:
+ * - `userAgent` — the User-Agent string the client reports (`ua`) and the browser major and OS
+ *   version the server parses from the User-Agent header;
+ * - `language` — the language preference, as `lang`, `languages` and the Accept-Language header;
+ * - `display` — the screen the window is on: another screen brings its resolution, pixel ratio and
+ *   colour depth together.
+ *
+ * {@link similarity} adds rendering hashes to a group when the group's change is of the kind that
+ * changes them (see there). `audio` is in no group, and a group holding `canvas` is charged at
+ * least the weight of `canvas`: a device whose canvas and audio hashes both differ is charged both
+ * weights in full, whatever else it claims.
+ */
+export const FINGERPRINT_CHANGE_GROUPS: Readonly<Record<'userAgent' | 'language' | 'display', readonly ComponentId[]>> = Object.freeze({
+  userAgent: Object.freeze<ComponentId[]>(['client:ua', 'server:browserMajor', 'server:osVersion']),
+  language: Object.freeze<ComponentId[]>(['client:lang', 'client:languages', 'server:acceptLanguage']),
+  display: Object.freeze<ComponentId[]>(['client:screen', 'client:dpr', 'client:colorDepth']),
+});
+
+/**
+ * How much `observed` looks like the same device as `reference`, in [0, 1]: one minus the weighted
+ * share of what differs, with weights from {@link FINGERPRINT_WEIGHTS} and changes that belong
+ * together charged once ({@link FINGERPRINT_CHANGE_GROUPS}).
  *
  * Rules:
- * - Named components (client keys and server-observed components) match when their values are
- *   equal; each contributes its weight to the total and, when matching, to the score.
- * - The opaque form is compared by {@link stringSimilarity} and contributes weight × similarity.
- * - A component present on one side only counts as a mismatch (this includes a client that
- *   switches between the object and the opaque form, or stops sending its fingerprint).
- * - A component absent on both sides is skipped.
+ * - Every component present on at least one side adds its weight to the total. Named components
+ *   (client keys and server-observed components) differ when their values are not equal; the
+ *   opaque form is compared by {@link stringSimilarity} and is charged weight × (1 − similarity).
+ * - A component present on one side only differs (this includes a client that switches between
+ *   the object and the opaque form, or stops sending its fingerprint). A component absent on both
+ *   sides is skipped.
+ * - Differing components of one change group are charged together: the heaviest one's weight.
+ *   Groups that share a differing component are charged as one. Every other differing component
+ *   is charged its own weight.
+ * - **An update** — the same browser family on the same OS family, whose browser major version or
+ *   OS version went up and neither went down — is expected to change the rendering: a differing
+ *   `canvas` joins the `userAgent` group, and on WebKit (Safari, and every browser on iOS, whose
+ *   fonts and text rendering ship with the OS and with Safari) so does a differing `fonts`.
+ * - **Another pixel ratio** (`dpr` present and different on both sides) is expected to change the
+ *   canvas hash (a collector that sizes its canvas by the pixel ratio rasterises at another
+ *   scale): a differing `canvas` joins the `display` group.
  * - When the reference has no client fingerprint (a login without one), only the server-observed
  *   components are compared, whatever the observed client sends.
  * - When nothing is comparable, the result is 1: nothing contradicts the reference.
  *
- * The score is rounded to 6 decimals so that a share such as 7/10 compares as exactly 0.7.
+ * Groups only ever merge a differing `canvas` with lighter components: `canvas` itself and `audio`
+ * are always charged in full, so no claimed update or display change lets a device with other
+ * rendering hashes through. The score is rounded to 6 decimals so that a share such as 7/10
+ * compares as exactly 0.7. Pure: the result depends on the two fingerprints only.
  */
 export function similarity(reference: DeviceFingerprint, observed: DeviceFingerprint): number {
   let total = 0;
-  let matched = 0;
-  const weigh = (weight: number, share: number): void => {
+  let opaqueCharge = 0;
+  const differing = new Map<ComponentId, number>();
+  const compared = new Map<ComponentId, number>();
+  const compare = (id: ComponentId, weight: number, equal: boolean): void => {
     total += weight;
-    matched += weight * share;
+    compared.set(id, weight);
+    if (!equal) differing.set(id, weight);
   };
 
   if (reference.client !== null) {
@@ -355,7 +399,8 @@ export function similarity(reference: DeviceFingerprint, observed: DeviceFingerp
     const obsOpaque = observed.client?.kind === 'opaque' ? observed.client.value : undefined;
     if (refOpaque !== undefined || obsOpaque !== undefined) {
       const share = refOpaque !== undefined && obsOpaque !== undefined ? stringSimilarity(refOpaque, obsOpaque) : 0;
-      weigh(FINGERPRINT_WEIGHTS.opaque, share);
+      total += FINGERPRINT_WEIGHTS.opaque;
+      opaqueCharge = FINGERPRINT_WEIGHTS.opaque * (1 - share);
     }
 
     const refComponents = reference.client.kind === 'components' ? reference.client.components : {};
@@ -364,7 +409,7 @@ export function similarity(reference: DeviceFingerprint, observed: DeviceFingerp
     for (const key of keys) {
       const a = Object.hasOwn(refComponents, key) ? refComponents[key] : undefined;
       const b = Object.hasOwn(obsComponents, key) ? obsComponents[key] : undefined;
-      weigh(clientWeight(key), a !== undefined && a === b ? 1 : 0);
+      compare(`client:${key}`, clientWeight(key), a !== undefined && a === b);
     }
   }
 
@@ -372,11 +417,98 @@ export function similarity(reference: DeviceFingerprint, observed: DeviceFingerp
     const a = presentOrUndefined(reference.server[key]);
     const b = presentOrUndefined(observed.server[key]);
     if (a === undefined && b === undefined) continue;
-    weigh(FINGERPRINT_WEIGHTS.server[key], a === b ? 1 : 0);
+    compare(`server:${key}`, FINGERPRINT_WEIGHTS.server[key], a === b);
   }
 
+  // A change group is one fact: it weighs as its heaviest compared member in the total too.
+  for (const group of Object.values(FINGERPRINT_CHANGE_GROUPS)) {
+    const weights = group.map((id) => compared.get(id)).filter((w): w is number => w !== undefined);
+    if (weights.length > 1) total -= weights.reduce((sum, w) => sum + w, 0) - Math.max(...weights);
+  }
   if (total === 0) return 1;
-  return Math.round((matched / total) * 1e6) / 1e6;
+  const charged = opaqueCharge + chargeDiffering(differing, activeGroups(reference, observed));
+  return Math.round((1 - charged / total) * 1e6) / 1e6;
+}
+
+/** The change groups that apply to this pair, with the rendering hashes its changes explain. */
+function activeGroups(reference: DeviceFingerprint, observed: DeviceFingerprint): ComponentId[][] {
+  const userAgent: ComponentId[] = [...FINGERPRINT_CHANGE_GROUPS.userAgent];
+  const display: ComponentId[] = [...FINGERPRINT_CHANGE_GROUPS.display];
+  if (isUpdate(reference.server, observed.server)) {
+    userAgent.push('client:canvas');
+    if (isWebKit(reference.server) && isWebKit(observed.server)) userAgent.push('client:fonts');
+  }
+  const refDpr = componentOf(reference, 'dpr');
+  const obsDpr = componentOf(observed, 'dpr');
+  if (refDpr !== undefined && obsDpr !== undefined && refDpr !== obsDpr) display.push('client:canvas');
+  return [userAgent, [...FINGERPRINT_CHANGE_GROUPS.language], display];
+}
+
+/**
+ * Sum of the charges: each set of differing components linked through groups is charged its
+ * heaviest member's weight; a differing component in no group is charged its own weight.
+ */
+function chargeDiffering(differing: Map<ComponentId, number>, groups: ComponentId[][]): number {
+  // Union–find over the differing components; groups link the members that differ.
+  const parent = new Map<ComponentId, ComponentId>([...differing.keys()].map((id) => [id, id]));
+  const root = (id: ComponentId): ComponentId => {
+    let current = id;
+    while (parent.get(current) !== current) current = parent.get(current) as ComponentId;
+    return current;
+  };
+  for (const group of groups) {
+    const members = group.filter((id) => differing.has(id));
+    for (const member of members.slice(1)) parent.set(root(member), root(members[0]));
+  }
+  const heaviest = new Map<ComponentId, number>();
+  for (const [id, weight] of differing) {
+    const r = root(id);
+    heaviest.set(r, Math.max(heaviest.get(r) ?? 0, weight));
+  }
+  let charged = 0;
+  for (const weight of heaviest.values()) charged += weight;
+  return charged;
+}
+
+/**
+ * True when `observed` is the reference's browser after an update: same browser and OS family,
+ * and the browser major version or the OS version went up while neither went down.
+ */
+function isUpdate(reference: ServerObservedComponents, observed: ServerObservedComponents): boolean {
+  if (!reference.browser || reference.browser !== observed.browser) return false;
+  if (!reference.os || reference.os !== observed.os) return false;
+  const browser = compareVersions(reference.browserMajor, observed.browserMajor);
+  const os = compareVersions(reference.osVersion, observed.osVersion);
+  if (browser === undefined || os === undefined) return false;
+  return browser >= 0 && os >= 0 && browser + os > 0;
+}
+
+/**
+ * Compares dotted numeric versions ("17.4" < "18", "10.15.7" = "10.15.7"): 1 when `b` is later,
+ * -1 when earlier, 0 when equal or both absent; undefined when either is not numeric or only one
+ * side has a version.
+ */
+function compareVersions(a: string | undefined, b: string | undefined): number | undefined {
+  if (!a && !b) return 0;
+  if (!a || !b || !/^\d+(\.\d+)*$/.test(a) || !/^\d+(\.\d+)*$/.test(b)) return undefined;
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (y[i] ?? 0) - (x[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/** Safari, and every browser on iOS (they all run the system WebKit). */
+function isWebKit(server: ServerObservedComponents): boolean {
+  return server.browser === 'Safari' || server.browser === 'Mobile Safari' || server.os === 'iOS' || server.os === 'iPadOS';
+}
+
+function componentOf(fingerprint: DeviceFingerprint, key: string): string | undefined {
+  const client = fingerprint.client;
+  if (client?.kind !== 'components' || !Object.hasOwn(client.components, key)) return undefined;
+  return client.components[key];
 }
 
 /** True when a similarity score reaches the match threshold (`score ≥ threshold`). */

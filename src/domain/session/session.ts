@@ -130,15 +130,26 @@ export class Session {
     return this.state.maxExpiresAt;
   }
 
-  /** When refresh stops working: the earlier of idle timeout and absolute lifetime. */
-  expiresAt(idleTimeoutSeconds: number): Date {
-    const idleEnd = this.state.lastActiveAt.getTime() + idleTimeoutSeconds * 1000;
-    return new Date(Math.min(idleEnd, this.state.maxExpiresAt.getTime()));
+  /**
+   * When refresh stops working under the realm's current `lifetime`: the earliest of the idle
+   * timeout, the absolute end set at sign-in, and creation plus the current maximum lifetime (so
+   * a realm that shortens its sessions shortens those already open; one that lengthens them
+   * lengthens only new ones).
+   */
+  expiresAt(lifetime: SessionLifetime): Date {
+    const idleEnd = this.state.lastActiveAt.getTime() + lifetime.idleTimeoutSeconds * 1000;
+    return new Date(Math.min(idleEnd, this.absoluteEnd(lifetime).getTime()));
   }
 
-  /** Neither revoked nor past its idle timeout or absolute lifetime. */
-  isLive(now: Date, idleTimeoutSeconds: number): boolean {
-    return this.state.revokedAt === null && this.expiresAt(idleTimeoutSeconds) > now;
+  /** The end whatever the use: the one set at sign-in, or sooner under a shortened maximum lifetime. */
+  absoluteEnd(lifetime: SessionLifetime): Date {
+    const maxEnd = this.state.createdAt.getTime() + lifetime.maxLifetimeSeconds * 1000;
+    return new Date(Math.min(maxEnd, this.state.maxExpiresAt.getTime()));
+  }
+
+  /** Neither revoked nor past its idle timeout or absolute lifetime (see `expiresAt`). */
+  isLive(now: Date, lifetime: SessionLifetime): boolean {
+    return this.state.revokedAt === null && this.expiresAt(lifetime) > now;
   }
 
   /** A refresh used the session. */

@@ -12,10 +12,12 @@ export interface PasswordContext {
   email?: string;
   /** Words an attacker would try first for this account: realm and service names. */
   contextWords?: string[];
+  /** The realm's minimum length (PASSWORD_MIN_LENGTH up to PASSWORD_MAX_LENGTH); 8 when absent. */
+  minLength?: number;
 }
 
 /**
- * The password rules of the auth API: 8–128 Unicode code points after NFKC, not the email,
+ * The password rules of the auth API: 8 (or the realm's minimum) to 128 Unicode code points after NFKC, not the email,
  * not a common password, not built from the account's own context (email local part).
  * No composition rules (NIST 800-63B §5.1.1.2).
  * @throws DomainError VALIDATION_FAILED with a reason on `field`
@@ -28,8 +30,9 @@ export function assertAcceptablePassword(
 ): void {
   const normalised = normalisePassword(password);
   const length = [...normalised].length;
-  if (length < PASSWORD_MIN_LENGTH) {
-    throw DomainError.validation(field, `must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  const minLength = Math.min(Math.max(context.minLength ?? PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH), PASSWORD_MAX_LENGTH);
+  if (length < minLength) {
+    throw DomainError.validation(field, `must be at least ${minLength} characters`);
   }
   if (length > PASSWORD_MAX_LENGTH) {
     throw DomainError.validation(field, `must be at most ${PASSWORD_MAX_LENGTH} characters`);

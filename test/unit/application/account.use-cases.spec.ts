@@ -5,6 +5,7 @@ import { ForgotPasswordUseCase } from '../../../src/application/auth/forgot-pass
 import { ResendVerificationUseCase } from '../../../src/application/auth/resend-verification.use-case';
 import { ResetPasswordUseCase } from '../../../src/application/auth/reset-password.use-case';
 import { VerifyEmailUseCase } from '../../../src/application/auth/verify-email.use-case';
+import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { Realm } from '../../../src/domain/realm/realm';
 import { User, UserState } from '../../../src/domain/user/user';
 import { aUser } from '../../builders/user.builder';
@@ -26,7 +27,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
   const f = authFixture([user]);
   const secureTokens = new FakeSecureTokens();
   const blocklist = new SetPasswordBlocklist();
-  const accountEmails = new AccountEmails(f.oneTimeTokens, secureTokens, f.mailer, f.config);
+  const accountEmails = new AccountEmails(f.oneTimeTokens, secureTokens, f.mailer);
   const linkTokens = new EmailLinkTokens(f.oneTimeTokens, secureTokens, f.userRepo);
   const tx = immediateTransaction;
   return {
@@ -48,18 +49,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
       tx,
       f.clock,
     ),
-    change: new ChangePasswordUseCase(
-      f.userRepo,
-      f.sessions,
-      f.oneTimeTokens,
-      f.hasher,
-      blocklist,
-      accountEmails,
-      f.audit,
-      tx,
-      f.clock,
-      f.config,
-    ),
+    change: new ChangePasswordUseCase(f.userRepo, f.sessions, f.oneTimeTokens, f.hasher, blocklist, accountEmails, f.audit, tx, f.clock),
     async signIn() {
       const result = await f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client });
       if (result.kind !== 'authenticated') throw new Error('expected a session');
@@ -88,7 +78,7 @@ describe('VerifyEmailUseCase', () => {
     const f = accountFixture();
     await f.resend.execute({ realm: f.realm, email: f.user.email });
     const token = tokenIn(f.lastMail().text, '/verify-email');
-    const other = Realm.create({ id: 'other', name: 'Other', now: f.clock.now() });
+    const other = Realm.create({ id: 'other', name: 'Other', now: f.clock.now() }, realmDefaultsFrom(f.config));
     await expect(f.verify.execute({ realm: other, token, ip: '198.51.100.1' })).rejects.toMatchObject({
       code: 'INVALID_VERIFICATION_TOKEN',
     });

@@ -8,6 +8,7 @@ import { SessionGuardian } from '../../../src/application/auth/session-guardian'
 import { SessionIssuer } from '../../../src/application/auth/session-issuer';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { loadConfig } from '../../../src/config/load-config';
+import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { Realm } from '../../../src/domain/realm/realm';
 import { User } from '../../../src/domain/user/user';
 import { fakeDpopBinding } from '../../fakes/dpop-fakes';
@@ -37,7 +38,7 @@ class StaticDeviceDetector extends DeviceDetector {
 export function authFixture(users: User[] = []) {
   const config = loadConfig({ LOCKOUT_MAX_FAILURES: '3' });
   const clock = new FixedClock();
-  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() });
+  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() }, realmDefaultsFrom(config));
   const userRepo = new InMemoryUserRepository(users);
   const sessions = new InMemorySessionRepository();
   const refreshTokens = new InMemoryRefreshTokenRepository(sessions, userRepo);
@@ -49,12 +50,12 @@ export function authFixture(users: User[] = []) {
   const accessTokens = new FakeAccessTokens();
   const devices = new DeviceObserver(new StaticDeviceDetector());
   const dpop = fakeDpopBinding(config);
-  const issuer = new SessionIssuer(sessions, refreshTokens, accessTokens, secureTokens, devices, new NullGeoIpFake(), config, dpop);
+  const issuer = new SessionIssuer(sessions, refreshTokens, accessTokens, secureTokens, devices, new NullGeoIpFake(), dpop);
   const mfa = new MfaChallenges(oneTimeTokens, secureTokens);
   const guardian = new SessionGuardian();
-  const accountEmails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
+  const accountEmails = new AccountEmails(oneTimeTokens, secureTokens, mailer);
   const register = new RegisterUseCase(userRepo, hasher, new SetPasswordBlocklist(), accountEmails, audit, immediateTransaction, clock);
-  const login = new LoginUseCase(userRepo, hasher, issuer, devices, mfa, audit, immediateTransaction, clock, config);
+  const login = new LoginUseCase(userRepo, hasher, issuer, devices, mfa, audit, immediateTransaction, clock);
   const refresh = new RefreshUseCase(
     refreshTokens,
     sessions,

@@ -7,6 +7,7 @@ import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/d
 import { Transaction } from '../../../src/application/ports/transaction';
 import { loadConfig } from '../../../src/config/load-config';
 import { DomainError } from '../../../src/domain/errors';
+import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { Realm } from '../../../src/domain/realm/realm';
 import { Session } from '../../../src/domain/session/session';
 import { User } from '../../../src/domain/user/user';
@@ -71,7 +72,7 @@ const client = (components: object, userAgent = 'Chrome/macOS', ip = '203.0.113.
 function setup(user: User) {
   const config = loadConfig({});
   const clock = new FixedClock();
-  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() });
+  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() }, realmDefaultsFrom(config));
   const sessions = new InMemorySessionRepository();
   const oneTimeTokens = new InMemoryOneTimeTokenRepository();
   const secureTokens = new FakeSecureTokens();
@@ -83,10 +84,9 @@ function setup(user: User) {
     devices,
     sessions,
     new MfaChallenges(oneTimeTokens, secureTokens),
-    new AccountEmails(oneTimeTokens, secureTokens, mailer, config),
+    new AccountEmails(oneTimeTokens, secureTokens, mailer),
     audit,
     tx,
-    config,
   );
   const loginClient = client(laptop);
   const session = Session.open({

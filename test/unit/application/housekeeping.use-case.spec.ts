@@ -1,6 +1,8 @@
 import { HousekeepingUseCase, MAX_BATCHES_PER_RUN } from '../../../src/application/housekeeping/housekeeping.use-case';
 import { loadConfig } from '../../../src/config/load-config';
+import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { Realm } from '../../../src/domain/realm/realm';
+import { noOverrides } from '../../../src/domain/realm/realm-settings';
 import {
   InMemoryExpiredDataPurger,
   InMemoryJobLock,
@@ -34,6 +36,7 @@ describe('HousekeepingUseCase', () => {
       sessions: daysAgo(30).toISOString(),
       tokens: daysAgo(1).toISOString(),
       emails: daysAgo(7).toISOString(),
+      webhooks: daysAgo(7).toISOString(),
       audit: daysAgo(365).toISOString(),
     });
     expect(purger.calls.find((c) => c.kind === 'sessions')!.idleTimeoutSeconds).toBe(604800);
@@ -48,7 +51,15 @@ describe('HousekeepingUseCase', () => {
     );
     const { useCase } = setup(purger);
     const report = await useCase.execute({ batchSize: 3 });
-    expect(report).toEqual({ ran: true, sessions: 7, oneTimeTokens: 1, deliveredEmails: 4, auditEvents: 1, rotatedKey: null });
+    expect(report).toEqual({
+      ran: true,
+      sessions: 7,
+      oneTimeTokens: 1,
+      deliveredEmails: 4,
+      deliveredWebhooks: 0,
+      auditEvents: 1,
+      rotatedKey: null,
+    });
     expect(purger.calls.filter((c) => c.kind === 'sessions').map((c) => c.limit)).toEqual([3, 3, 3]); // 3 + 3 + 1
     expect(purger.calls.filter((c) => c.kind === 'emails')).toHaveLength(2); // 3 + 1
     expect(purger.sessionsEnded).toEqual([]);
@@ -72,7 +83,18 @@ describe('HousekeepingUseCase', () => {
   });
 
   it('never rotates twice within the longest access-token lifetime of any realm', async () => {
-    const longLived = Realm.restore({ id: 'kiosk', name: 'Kiosk', accessTokenTtlSeconds: 3 * 86_400, createdAt: daysAgo(100) });
+    // A row written before the per-realm range existed: restored as stored.
+    const longLived = Realm.restore(
+      {
+        id: 'kiosk',
+        name: 'Kiosk',
+        enabled: true,
+        overrides: { ...noOverrides(), accessTokenTtlSeconds: 3 * 86_400 },
+        createdAt: daysAgo(100),
+        updatedAt: daysAgo(100),
+      },
+      realmDefaultsFrom(loadConfig({})),
+    );
     expect((await setup(undefined, 2, 1, [longLived]).useCase.execute()).rotatedKey).toBeNull();
     expect((await setup(undefined, 4, 1, [longLived]).useCase.execute()).rotatedKey).toBe('kid-1');
     expect((await setup(undefined, 2, 1).useCase.execute()).rotatedKey).toBe('kid-1');
@@ -87,6 +109,7 @@ describe('HousekeepingUseCase', () => {
       sessions: 0,
       oneTimeTokens: 0,
       deliveredEmails: 0,
+      deliveredWebhooks: 0,
       auditEvents: 0,
       rotatedKey: null,
     });

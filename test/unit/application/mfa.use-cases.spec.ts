@@ -15,6 +15,7 @@ import { SecretCipher } from '../../../src/application/ports/secret-cipher';
 import { TotpVerifier } from '../../../src/application/ports/totp-verifier';
 import { WebAuthnRelyingParty } from '../../../src/application/ports/webauthn-relying-party';
 import { loadConfig } from '../../../src/config/load-config';
+import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { Realm } from '../../../src/domain/realm/realm';
 import { Session } from '../../../src/domain/session/session';
 import { MfaMethod, User } from '../../../src/domain/user/user';
@@ -102,7 +103,7 @@ class MfaAwareUsers extends InMemoryUserRepository {
 function fixture(user = aUser()) {
   const config = loadConfig({});
   const clock = new FixedClock();
-  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() });
+  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() }, realmDefaultsFrom(config));
   const mfa = new InMemoryMfaCredentialRepository();
   const users = new MfaAwareUsers([user], mfa);
   const sessions = new InMemorySessionRepository();
@@ -120,13 +121,12 @@ function fixture(user = aUser()) {
     secureTokens,
     devices,
     new NullGeoIpFake(),
-    config,
     fakeDpopBinding(config),
   );
   const challenges = new MfaChallenges(oneTimeTokens, secureTokens);
   const mailer = new InMemoryMailer();
-  const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
-  const account = new MfaAccount(users, mfa, new FakePasswordHasher(), secureTokens, audit, immediateTransaction, config, emails);
+  const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer);
+  const account = new MfaAccount(users, mfa, new FakePasswordHasher(), secureTokens, audit, immediateTransaction, emails);
   const relyingParty = {} as WebAuthnRelyingParty; // not reached by TOTP and recovery codes
   const verify = new VerifyMfaUseCase(
     challenges,
@@ -144,7 +144,6 @@ function fixture(user = aUser()) {
     audit,
     immediateTransaction,
     clock,
-    config,
   );
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
   // The caller's session, signed in just now (adding a factor needs a recent sign-in).

@@ -19,6 +19,20 @@ describe('RefreshUseCase', () => {
     expect([...f.refreshTokens.rows.values()].filter((t) => !t.rotatedAt)).toHaveLength(1);
   });
 
+  it("ignores a resolved context that is not the presented token's: the other session is neither rotated nor answered", async () => {
+    const { f, refreshToken: mine } = await signedIn();
+    const other = await signedIn();
+    const theirs = await f.refresh.resolve(f.realm, mine);
+    // The token presented is another one (unknown here); the context belongs to `mine`.
+    await expect(f.refresh.execute({ realm: f.realm, refreshToken: other.refreshToken, client: f.client }, theirs)).rejects.toMatchObject({
+      code: 'INVALID_TOKEN',
+    });
+    expect([...f.refreshTokens.rows.values()].filter((t) => t.rotatedAt)).toHaveLength(0);
+    // `mine` still rotates once, normally.
+    const { tokens } = await f.refresh.execute({ realm: f.realm, refreshToken: mine, client: f.client });
+    expect(tokens.refreshToken).not.toBe(mine);
+  });
+
   it('answers the same successor within the leeway', async () => {
     const { f, refreshToken } = await signedIn();
     const first = await f.refresh.execute({ realm: f.realm, refreshToken, client: f.client });

@@ -2,6 +2,7 @@ import { DomainError } from '../../../src/domain/errors';
 import {
   ClientFingerprint,
   DeviceFingerprint,
+  FINGERPRINT_CHANGE_GROUPS,
   FINGERPRINT_WEIGHTS,
   ServerObservedComponents,
   ipPrefix,
@@ -311,6 +312,152 @@ describe('similarity', () => {
       const score = similarity(fingerprint(opaque(hash), macChrome), fingerprint(components(laptopComponents), macChrome));
       expect(matches(score, THRESHOLD)).toBe(false);
     });
+  });
+});
+
+const iphoneSafari: ServerObservedComponents = {
+  browser: 'Mobile Safari',
+  browserMajor: '17',
+  os: 'iOS',
+  osVersion: '17.6',
+  deviceType: 'mobile',
+  acceptLanguage: 'en-us,en;q=0.9',
+  ipPrefix: '203.0.113.0/24',
+};
+
+/** The fingerprint client keys as Safari on an iPhone reports them (no deviceMemory). */
+const iphoneComponents = {
+  ua: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1',
+  platform: 'iPhone',
+  lang: 'en-US',
+  languages: 'en-US,en',
+  tz: 'Europe/Berlin',
+  screen: '390x844',
+  colorDepth: '24',
+  dpr: '3',
+  cores: '4',
+  touch: '5',
+  canvas: '5afe1717',
+  webglVendor: 'Apple Inc.',
+  webglRenderer: 'Apple GPU',
+  audio: '35.10893253237009',
+  fonts: 'aa11bb22',
+  cookies: 'true',
+  dnt: 'unspecified',
+};
+
+/** iOS 17.6 → 18.0: the OS, Safari and WebKit update together; fonts and canvas hashes change. */
+function iosMajorUpdate(extra: Record<string, string> = {}): DeviceFingerprint {
+  return fingerprint(
+    components({
+      ...iphoneComponents,
+      ua: iphoneComponents.ua.replace('OS 17_6', 'OS 18_0').replace('Version/17.6', 'Version/18.0'),
+      canvas: '0dd5e7e1',
+      fonts: 'cc33dd44',
+      ...extra,
+    }),
+    { ...iphoneSafari, browserMajor: '18', osVersion: '18.0' },
+  );
+}
+
+describe('similarity: changes that belong together', () => {
+  const w = FINGERPRINT_WEIGHTS;
+  /** Σ weights of a full iPhone fingerprint, each change group counted once (at its heaviest member). */
+  const iphoneTotal = (() => {
+    const client = Object.keys(iphoneComponents).reduce((sum, key) => sum + w.client[key as keyof typeof w.client], 0);
+    const server = Object.keys(iphoneSafari).reduce((sum, key) => sum + w.server[key as keyof typeof w.server], 0);
+    // userAgent: ua 2, browserMajor 1, osVersion 1 → 2; language: 1, 1, 1 → 1; display: screen 4, dpr 2, colorDepth 1 → 4.
+    return client + server - (4 - 2) - (3 - 1) - (7 - 4);
+  })();
+
+  it('names the groups: the User-Agent read twice, the language read three times, the screen', () => {
+    expect(FINGERPRINT_CHANGE_GROUPS).toEqual({
+      userAgent: ['client:ua', 'server:browserMajor', 'server:osVersion'],
+      language: ['client:lang', 'client:languages', 'server:acceptLanguage'],
+      display: ['client:screen', 'client:dpr', 'client:colorDepth'],
+    });
+  });
+
+  it('charges a language change seen in lang, languages and Accept-Language once', () => {
+    const reference = fingerprint(components({ canvas: 'a', lang: 'en-US', languages: 'en-US,en' }), { acceptLanguage: 'en-us,en' });
+    const observed = fingerprint(components({ canvas: 'a', lang: 'de-DE', languages: 'de-DE,en-US,en' }), {
+      acceptLanguage: 'de-de,en-us;q=0.9,en;q=0.8',
+    });
+    // Total: canvas 14 + the language group 1; charged: 1.
+    expect(similarity(reference, observed)).toBeCloseTo(1 - 1 / (w.client.canvas + 1), 6);
+  });
+
+  it('accepts an iOS major update that changed the fonts and canvas hashes, charged as the canvas alone', () => {
+    const reference = fingerprint(components(iphoneComponents), iphoneSafari);
+    const score = similarity(reference, iosMajorUpdate());
+    expect(score).toBeCloseTo(1 - w.client.canvas / iphoneTotal, 6);
+    expect(matches(score, THRESHOLD)).toBe(true);
+  });
+
+  it('still accepts it seen from a new network, in another time zone', () => {
+    const reference = fingerprint(components(iphoneComponents), iphoneSafari);
+    const observed = iosMajorUpdate({ tz: 'Europe/Lisbon' });
+    observed.server.ipPrefix = '198.51.100.0/24';
+    const score = similarity(reference, observed);
+    expect(score).toBeCloseTo(1 - (w.client.canvas + w.client.tz + w.server.ipPrefix) / iphoneTotal, 6);
+    expect(matches(score, THRESHOLD)).toBe(true);
+  });
+
+  it('charges the fonts hash on its own after a Chromium update (fonts ship with the OS there, not the browser)', () => {
+    const reference = fingerprint(components(fullChromeComponents), macChrome);
+    const updatedUa = fullChromeComponents.ua.replace('Chrome/131', 'Chrome/132');
+    const observed = fingerprint(components({ ...fullChromeComponents, ua: updatedUa, canvas: 'feedbeef', fonts: '00112233' }), {
+      ...macChrome,
+      browserMajor: '132',
+    });
+    const withoutFonts = fingerprint(components({ ...fullChromeComponents, ua: updatedUa, canvas: 'feedbeef' }), {
+      ...macChrome,
+      browserMajor: '132',
+    });
+    expect(similarity(reference, withoutFonts) - similarity(reference, observed)).toBeGreaterThan(0.05);
+  });
+
+  it('does not take a downgrade, or another browser, as an update that explains a new canvas hash', () => {
+    const reference = fingerprint(components(iphoneComponents), iphoneSafari);
+    const updated = similarity(reference, iosMajorUpdate());
+    const backwards = similarity(iosMajorUpdate(), reference);
+    const otherBrowser = iosMajorUpdate();
+    otherBrowser.server.browser = 'Chrome';
+    expect(backwards).toBeLessThan(THRESHOLD);
+    expect(similarity(reference, otherBrowser)).toBeLessThan(THRESHOLD);
+    expect(updated).toBeGreaterThanOrEqual(THRESHOLD);
+  });
+
+  it('takes a new pixel ratio as explaining a new canvas hash (another display)', () => {
+    const reference = fingerprint(components(fullChromeComponents), macChrome);
+    const external = { ...fullChromeComponents, screen: '2560x1440', dpr: '1', colorDepth: '24', canvas: 'feedbeef' };
+    const sameRatio = { ...fullChromeComponents, screen: '2560x1440', colorDepth: '24', canvas: 'feedbeef' };
+    const onExternal = similarity(reference, fingerprint(components(external), macChrome));
+    const canvasOnly = similarity(reference, fingerprint(components({ ...fullChromeComponents, canvas: 'feedbeef' }), macChrome));
+    expect(onExternal).toBeCloseTo(canvasOnly, 6);
+    // Without a change of pixel ratio the new canvas hash is charged on top of the display change.
+    expect(similarity(reference, fingerprint(components(sameRatio), macChrome))).toBeLessThan(canvasOnly - 0.04);
+  });
+
+  it.each([
+    ['as is', {}, {}],
+    ['claiming an update', { ua: 'Chrome/132' }, { browserMajor: '132' }],
+    ['claiming another display', { screen: '2560x1440', dpr: '1', colorDepth: '24' }, {}],
+    [
+      'claiming an update, another display and another language',
+      { ua: 'Chrome/133', screen: '1920x1080', dpr: '1.25', lang: 'fr-FR' },
+      { browserMajor: '133', acceptLanguage: 'fr-fr' },
+    ],
+  ])('never accepts a device whose canvas and audio hashes both differ (%s)', (_what, client, server) => {
+    const reference = fingerprint(components(fullChromeComponents), macChrome);
+    const twin = fingerprint(components({ ...fullChromeComponents, ...client, canvas: '0badf00d', audio: '124.0434752751' }), {
+      ...macChrome,
+      ...server,
+    });
+    const score = similarity(reference, twin);
+    // canvas and audio are always charged in full: at least 26 of a total of at most 77.
+    expect(score).toBeLessThanOrEqual(1 - (w.client.canvas + w.client.audio) / 77 + 1e-6);
+    expect(matches(score, THRESHOLD)).toBe(false);
   });
 });
 

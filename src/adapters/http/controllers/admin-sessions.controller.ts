@@ -4,7 +4,6 @@ import { AdminActor } from '../../../application/admin/admin-actor';
 import { ListSessionsUseCase } from '../../../application/admin/list-sessions.use-case';
 import { RevokeSessionUseCase } from '../../../application/admin/revoke-session.use-case';
 import { RevokeUserSessionsUseCase } from '../../../application/admin/revoke-user-sessions.use-case';
-import { AppConfig } from '../../../config/app-config';
 import { Realm } from '../../../domain/realm/realm';
 import { Session } from '../../../domain/session/session';
 import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
@@ -27,7 +26,6 @@ export class AdminSessionsController {
     private readonly listSessions: ListSessionsUseCase,
     private readonly revokeSession: RevokeSessionUseCase,
     private readonly revokeUserSessions: RevokeUserSessionsUseCase,
-    private readonly config: AppConfig,
   ) {}
 
   @ApiOperation({ summary: 'The realm’s live sessions' })
@@ -36,8 +34,8 @@ export class AdminSessionsController {
   async list(@Query() query: ListSessionsQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const result = await this.listSessions.execute({ realmId: realm.id, userId: query.userId, status: query.status, page, limit });
-    return this.page(result, page, limit);
+    const result = await this.listSessions.execute({ realm, userId: query.userId, status: query.status, page, limit });
+    return this.page(result, realm, page, limit);
   }
 
   @ApiOperation({ summary: 'Revoke a session' })
@@ -46,7 +44,7 @@ export class AdminSessionsController {
   @Delete('sessions/:id')
   @HttpCode(200)
   async revoke(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
-    await this.revokeSession.execute({ actor, realmId: realm.id, sessionId: id });
+    await this.revokeSession.execute({ actor, realm, sessionId: id });
     return { success: true };
   }
 
@@ -57,8 +55,8 @@ export class AdminSessionsController {
   async listForUser(@Param('id') id: string, @Query() query: PageQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const result = await this.listSessions.execute({ realmId: realm.id, userId: id, page, limit, userMustExist: true });
-    return this.page(result, page, limit);
+    const result = await this.listSessions.execute({ realm, userId: id, page, limit, userMustExist: true });
+    return this.page(result, realm, page, limit);
   }
 
   @ApiOperation({ summary: 'Revoke all of a user’s sessions' })
@@ -76,9 +74,9 @@ export class AdminSessionsController {
     return { success: true, revoked };
   }
 
-  private page(result: { sessions: Session[]; total: number }, page: number, limit: number) {
+  private page(result: { sessions: Session[]; total: number }, realm: Realm, page: number, limit: number) {
     return {
-      sessions: result.sessions.map((session) => present.session(session, this.config.sessionIdleTimeoutSeconds)),
+      sessions: result.sessions.map((session) => present.session(session, realm.policy.sessionLifetime)),
       pagination: present.pagination(result.total, page, limit),
     };
   }

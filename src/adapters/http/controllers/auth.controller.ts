@@ -41,7 +41,7 @@ export class AuthController {
   @RateLimit('register')
   @ApiOperation({ summary: 'Register; a verification email is queued' })
   @ApiCreatedResponse({ type: RegisterResponse })
-  @ApiErrors('EMAIL_ALREADY_REGISTERED')
+  @ApiErrors('EMAIL_ALREADY_REGISTERED', 'REGISTRATION_DISABLED')
   @Post('register')
   @HttpCode(201)
   async register(@Body() body: RegisterDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -61,7 +61,7 @@ export class AuthController {
     examples: LOGIN_EXAMPLES,
     headers: SET_REFRESH_COOKIE,
   })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'INVALID_DPOP_PROOF')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'EMAIL_NOT_VERIFIED', 'INVALID_DPOP_PROOF')
   @AcceptsDpopProof('binds')
   @IssuesRefreshCookie()
   @Post('login')

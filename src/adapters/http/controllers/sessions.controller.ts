@@ -4,8 +4,8 @@ import { Principal } from '../../../application/auth/authenticate.use-case';
 import { ListOwnSessionsUseCase } from '../../../application/auth/list-own-sessions.use-case';
 import { RevokeOtherSessionsUseCase } from '../../../application/auth/revoke-other-sessions.use-case';
 import { RevokeOwnSessionUseCase } from '../../../application/auth/revoke-own-session.use-case';
-import { AppConfig } from '../../../config/app-config';
-import { CurrentPrincipal } from '../decorators';
+import { Realm } from '../../../domain/realm/realm';
+import { CurrentPrincipal, CurrentRealm } from '../decorators';
 import { present } from '../presenters';
 import { AppRequest, clientIp } from '../request-context';
 import { ApiErrors } from '../openapi/api-errors.decorator';
@@ -20,16 +20,15 @@ export class SessionsController {
     private readonly listOwn: ListOwnSessionsUseCase,
     private readonly revokeOwn: RevokeOwnSessionUseCase,
     private readonly revokeOthers: RevokeOtherSessionsUseCase,
-    private readonly config: AppConfig,
   ) {}
 
   @ApiOperation({ summary: 'The caller’s live sessions' })
   @ApiOkResponse({ type: OwnSessionsResponse })
   @Get()
-  async list(@CurrentPrincipal() principal: Principal) {
-    const sessions = await this.listOwn.execute({ realmId: principal.realm, userId: principal.sub });
+  async list(@CurrentPrincipal() principal: Principal, @CurrentRealm() realm: Realm) {
+    const sessions = await this.listOwn.execute({ realm, userId: principal.sub });
     return {
-      sessions: sessions.map((s) => ({ ...present.session(s, this.config.sessionIdleTimeoutSeconds), current: s.id === principal.sid })),
+      sessions: sessions.map((s) => ({ ...present.session(s, realm.policy.sessionLifetime), current: s.id === principal.sid })),
     };
   }
 
@@ -38,9 +37,9 @@ export class SessionsController {
   @ApiErrors('SESSION_NOT_FOUND')
   @Delete(':id')
   @HttpCode(200)
-  async revoke(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async revoke(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
     await this.revokeOwn.execute({
-      realmId: principal.realm,
+      realm,
       userId: principal.sub,
       currentSessionId: principal.sid,
       sessionId: id,
@@ -53,9 +52,9 @@ export class SessionsController {
   @ApiOkResponse({ type: RevokedResponse })
   @Delete()
   @HttpCode(200)
-  async revokeAllButCurrent(@CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async revokeAllButCurrent(@CurrentPrincipal() principal: Principal, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
     const revoked = await this.revokeOthers.execute({
-      realmId: principal.realm,
+      realm,
       userId: principal.sub,
       currentSessionId: principal.sid,
       ip: clientIp(req),

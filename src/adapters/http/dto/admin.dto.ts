@@ -16,7 +16,7 @@ import {
   Min,
 } from 'class-validator';
 import type { UserSort } from '../../../application/ports/user.repository';
-import type { AuditEventType } from '../../../domain/audit/audit-event';
+import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../../domain/audit/audit-event';
 import type { SessionStatus } from '../../../domain/session/session';
 import type { UserStatus } from '../../../domain/user/user';
 import { TrimString } from './auth.dto';
@@ -25,34 +25,7 @@ const ROLE = /^[a-z][a-z0-9-]{0,62}$/;
 const USER_STATUSES: UserStatus[] = ['active', 'suspended', 'locked'];
 const SESSION_STATUSES: SessionStatus[] = ['active', 'flagged'];
 const USER_SORTS: UserSort[] = ['createdAt', '-createdAt', 'email', '-email', 'lastLoginAt', '-lastLoginAt'];
-// A record, so a type added to AuditEventType fails to compile here until it is filterable.
-const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
-  'user.registered': true,
-  'user.created': true,
-  'login.succeeded': true,
-  'login.failed': true,
-  'mfa.succeeded': true,
-  'mfa.failed': true,
-  'refresh.reused': true,
-  'session.flagged': true,
-  'session.revoked': true,
-  logout: true,
-  'user.locked': true,
-  'user.unlocked': true,
-  'user.suspended': true,
-  'user.activated': true,
-  'user.deleted': true,
-  'user.password_reset': true,
-  'user.mfa_reset': true,
-  'user.roles_changed': true,
-  'password.changed': true,
-  'email.verified': true,
-  'mfa.enabled': true,
-  'mfa.disabled': true,
-  'realm.created': true,
-  'dpop.refused': true,
-};
-export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
+export { AUDIT_EVENT_TYPES };
 
 /** `page` (1-based) and `limit` (1–100) of every list. */
 export class PageQuery {

@@ -53,7 +53,7 @@ export class RefreshDto {
   @ApiPropertyOptional(REFRESH_TOKEN_FIELD)
   @IsOptional()
   @IsString()
-  @MaxLength(1024)
+  @MaxLength(256)
   refreshToken?: string;
 
   @ApiPropertyOptional()
@@ -66,6 +66,6 @@ export class LogoutDto {
   @ApiPropertyOptional(REFRESH_TOKEN_FIELD)
   @IsOptional()
   @IsString()
-  @MaxLength(1024)
+  @MaxLength(256)
   refreshToken?: string;
 }

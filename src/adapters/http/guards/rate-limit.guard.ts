@@ -21,7 +21,8 @@ import { RefreshCookies } from '../refresh-cookies';
 import { AppRequest, clientIp } from '../request-context';
 
 const LIMITS = ['login', 'register', 'refresh', 'mfaVerify', 'emailRequests', 'default'] as const satisfies readonly RateLimitName[];
-const MAX_TOKEN_LENGTH = 512;
+/** As long as the body validation allows, so the limiter and the route pick the same token. */
+const MAX_TOKEN_LENGTH = 256;
 
 /** The row of the rate-limit table a route counts against: the one named by @RateLimit, else `default`. */
 function limitOf(context: ExecutionContext): RateLimitName {

@@ -1,29 +1,27 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { RealmRepository } from '../../../application/ports/realm.repository';
+import { RealmDirectory } from '../../../application/realm/realm-directory';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
-import { REALM_MODE } from '../decorators';
+import { IS_ADMIN, REALM_MODE } from '../decorators';
 import { AppRequest } from '../request-context';
 
-const CACHE_MS = 30_000;
-
-/** Resolves X-Realm-Id to a realm. Known realms are cached briefly; unknown ones never. */
+/**
+ * Resolves X-Realm-Id to a realm through the realm directory (a few seconds' cache, so no query
+ * on the hot paths). A disabled realm answers 403 REALM_DISABLED on every route but the admin API.
+ */
 @Injectable()
 export class RealmGuard implements CanActivate {
-  private readonly cache = new Map<string, { realm: Realm; at: number }>();
-
   constructor(
     private readonly reflector: Reflector,
-    private readonly realms: RealmRepository,
+    private readonly realms: RealmDirectory,
     private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const mode =
-      this.reflector.getAllAndOverride<'default' | 'required' | 'none'>(REALM_MODE, [context.getHandler(), context.getClass()]) ??
-      'default';
+    const targets = [context.getHandler(), context.getClass()];
+    const mode = this.reflector.getAllAndOverride<'default' | 'required' | 'none'>(REALM_MODE, targets) ?? 'default';
     if (mode === 'none') return true;
     const req = context.switchToHttp().getRequest<AppRequest>();
     const header = req.headers['x-realm-id'];
@@ -36,16 +34,13 @@ export class RealmGuard implements CanActivate {
     } else {
       id = header;
     }
-    req.realm = await this.find(id);
-    return true;
-  }
-
-  private async find(id: string): Promise<Realm> {
-    const cached = this.cache.get(id);
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.realm;
-    const realm = await this.realms.findById(id);
+    const realm = await this.realms.find(id);
     if (!realm) throw new DomainError('REALM_NOT_FOUND', `Realm "${id}" does not exist`);
-    this.cache.set(id, { realm, at: Date.now() });
-    return realm;
+    // Administrators must be able to look at a disabled realm and enable it again.
+    if (!realm.enabled && !this.reflector.getAllAndOverride<boolean>(IS_ADMIN, targets)) {
+      throw new DomainError('REALM_DISABLED', `Realm "${id}" is disabled`);
+    }
+    req.realm = realm;
+    return true;
   }
 }

@@ -38,6 +38,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-device-fingerprint"]',
+  'req.headers.dpop',
   'res.headers["set-cookie"]',
 ];
 

@@ -33,10 +33,14 @@ const EXAMPLE_MESSAGE: Record<DomainErrorCode, string> = {
   INVALID_DPOP_PROOF: 'The DPoP proof is missing or invalid',
   FORBIDDEN: 'This action requires the realm-admin role',
   ACCOUNT_SUSPENDED: 'This account is suspended',
+  REGISTRATION_DISABLED: 'Registration is closed in this realm: ask an administrator for an account',
+  EMAIL_NOT_VERIFIED: 'Verify your email address before signing in: use the link in the email we sent',
+  REALM_DISABLED: 'This realm is disabled',
   NOT_FOUND: 'Route not found',
   REALM_NOT_FOUND: 'Realm "acme" does not exist',
   USER_NOT_FOUND: 'User not found',
   SESSION_NOT_FOUND: 'Session not found',
+  WEBHOOK_NOT_FOUND: 'Webhook not found',
   EMAIL_ALREADY_REGISTERED: 'This email address is already registered',
   INVALID_USER_STATE: 'The user is active; only a suspended user can be activated',
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
@@ -78,6 +82,8 @@ function commonErrors(method: string, operation: Operation, route: Handler): Dom
   const codes: DomainErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
   const realmMode = metadata<string>(REALM_MODE, route) ?? 'default';
   if (realmMode !== 'none') codes.push('VALIDATION_FAILED', 'REALM_NOT_FOUND');
+  // A disabled realm refuses every call of the auth API; administration goes on.
+  if (realmMode !== 'none' && !metadata<boolean>(IS_ADMIN, route)) codes.push('REALM_DISABLED');
   if (!metadata<boolean>(IS_PUBLIC, route)) codes.push('INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_DPOP_PROOF');
   if (metadata<boolean>(IS_ADMIN, route)) codes.push('FORBIDDEN');
   if (WITH_BODY.has(method)) codes.push('VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SETTING_RANGES as R } from '../../../domain/realm/realm-settings';
 import { AUDIT_EVENT_TYPES } from '../dto/admin.dto';
 import { ERROR_STATUS } from '../errors/error-status';
 
@@ -204,10 +205,41 @@ export class PasswordResetResult extends SuccessResponse {
   @ApiProperty({ enum: ['set', 'email'], description: 'set: the given password was set; email: a reset link was sent' }) method: string;
 }
 
+export class WebauthnSettingsView {
+  @ApiProperty({ example: 'app.example.com', description: 'Relying party id' }) rpId: string;
+  @ApiProperty({ example: 'Example App' }) rpName: string;
+  @ApiProperty({ type: [String], example: ['https://app.example.com'] }) origins: string[];
+}
+
+export class LockoutSettingsView {
+  @ApiProperty({ example: 10, minimum: R.lockoutMaxFailures.min, maximum: R.lockoutMaxFailures.max }) maxFailures: number;
+  @ApiProperty({ example: 900, minimum: R.lockoutDurationSeconds.min, maximum: R.lockoutDurationSeconds.max }) durationSeconds: number;
+}
+
+/** Every setting with the value in force (the realm's own, or the deployment default). */
+export class RealmSettingsView {
+  @ApiProperty({ example: 'https://app.example.com', description: 'Base of the links in this realm’s emails' }) publicUrl: string;
+  @ApiProperty({ type: WebauthnSettingsView }) webauthn: WebauthnSettingsView;
+  @ApiProperty({ enum: ['open', 'closed'], example: 'open' }) registration: string;
+  @ApiProperty({ example: false }) requireVerifiedEmail: boolean;
+  @ApiProperty({ example: 900, minimum: R.accessTokenTtlSeconds.min, maximum: R.accessTokenTtlSeconds.max }) accessTokenTtlSeconds: number;
+  @ApiProperty({ example: 604800, minimum: R.sessionIdleTimeoutSeconds.min, maximum: R.sessionIdleTimeoutSeconds.max })
+  sessionIdleTimeoutSeconds: number;
+  @ApiProperty({ example: 2592000, minimum: R.sessionMaxLifetimeSeconds.min, maximum: R.sessionMaxLifetimeSeconds.max })
+  sessionMaxLifetimeSeconds: number;
+  @ApiProperty({ type: LockoutSettingsView }) lockout: LockoutSettingsView;
+  @ApiProperty({ example: 8, minimum: R.passwordMinLength.min, maximum: R.passwordMinLength.max }) passwordMinLength: number;
+  @ApiProperty({ example: 0.7, minimum: R.fingerprintMatchThreshold.min, maximum: R.fingerprintMatchThreshold.max })
+  fingerprintMatchThreshold: number;
+}
+
 export class RealmView {
   @ApiProperty({ example: 'acme', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) id: string;
   @ApiProperty({ example: 'Acme Corp' }) name: string;
+  @ApiProperty({ example: true, description: 'false: sign-ins and the realm’s access tokens are refused' }) enabled: boolean;
+  @ApiProperty({ type: RealmSettingsView }) settings: RealmSettingsView;
   @ApiProperty(AT) createdAt: string;
+  @ApiProperty(AT) updatedAt: string;
 }
 
 export class RealmResponse {

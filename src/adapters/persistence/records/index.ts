@@ -8,6 +8,7 @@ import { ServerSecretRecord } from './server-secret.record';
 import { SessionRecord } from './session.record';
 import { SigningKeyRecord } from './signing-key.record';
 import { UserRecord } from './user.record';
+import { WebhookDeliveryRecord, WebhookRecord } from './webhook.records';
 
 /** Every record class, listed explicitly for the data source (no globs). */
 export const RECORDS = [
@@ -23,4 +24,6 @@ export const RECORDS = [
   TotpCredentialRecord,
   WebauthnCredentialRecord,
   RecoveryCodeRecord,
+  WebhookRecord,
+  WebhookDeliveryRecord,
 ];

@@ -1,0 +1,574 @@
+import { coordinator, type Message } from './coordination.js';
+import { dpopKey, dpopProof, type DpopKey } from './dpop.js';
+import { errorFrom, IdentityError } from './errors.js';
+import { collectFingerprint, type FingerprintComponents } from './fingerprint.js';
+import { memoryStorage, type TokenStorage } from './storage.js';
+import type {
+  AuthSnapshot,
+  AuthUser,
+  ClientEvents,
+  MfaMethod,
+  MfaStatus,
+  MfaSummary,
+  MfaVerification,
+  Session,
+  SignInResult,
+  SignOutReason,
+  TotpSetup,
+  User,
+} from './types.js';
+
+/** The two functions of `@simplewebauthn/browser` the client uses. */
+export interface WebAuthnBrowser {
+  startAuthentication(options: { optionsJSON: never }): Promise<unknown>;
+  startRegistration(options: { optionsJSON: never }): Promise<unknown>;
+}
+
+export interface IdentityClientOptions {
+  /** The service's base URL, e.g. `https://id.example.com`. */
+  baseUrl: string;
+  /** The realm every call belongs to. */
+  realm: string;
+  /**
+   * Where the refresh token lives: `'cookie'` (an HttpOnly cookie set by the service; the browser
+   * sends it, no script can read it) or a {@link TokenStorage}. Default: {@link memoryStorage}.
+   */
+  transport?: 'cookie' | TokenStorage;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /**
+   * The device fingerprint sent at sign-in, refresh and MFA verification: `true` for the built-in
+   * collector (the default in browsers), `false` for none (the default elsewhere), or a function
+   * returning components or an opaque string.
+   */
+  fingerprint?: boolean | (() => FingerprintComponents | string | null | Promise<FingerprintComponents | string | null>);
+  /**
+   * Restore the session when the client is created (reads the stored refresh token or the cookie).
+   * Default: true, except for the cookie transport outside a browser.
+   */
+  restore?: boolean;
+  /** The longest time before expiry at which the access token is renewed, in seconds (default 60). */
+  refreshLeadSeconds?: number;
+  /**
+   * Sender-constrained sessions (DPoP): the session is bound to a key made here with WebCrypto
+   * (not extractable; kept in IndexedDB where there is one), and every use of its tokens carries
+   * a proof signed with it, so a stolen refresh or access token is useless without the key.
+   */
+  dpop?: boolean;
+  /** Loads the WebAuthn browser functions (default: a dynamic import of `@simplewebauthn/browser`). */
+  webauthn?: () => Promise<WebAuthnBrowser>;
+}
+
+type Listener<K extends keyof ClientEvents> = (event: ClientEvents[K]) => void;
+type TokensBody = { accessToken: string; refreshToken?: string; expiresIn: number };
+type Access = { token: string; expiresAt: number };
+type Pending = { mfaToken: string; reason: 'sign-in' | 'step-up'; methods: MfaMethod[] | null; sessionId: string | null };
+type Claims = { sub: string; sid: string; amr?: string[]; iat: number; exp: number; cnf?: { jkt: string } };
+type Json = Record<string, unknown>;
+
+/** After a tab rotates, it keeps the lock this long so that other tabs see its news before they decide. */
+const SETTLE_MS = 50;
+/** How long a new tab waits for another tab to hand it the current access token. */
+const HELLO_MS = 100;
+const AUTH = '/api/v1/auth';
+const LOADING: AuthSnapshot = Object.freeze({ status: 'loading' });
+
+function claimsOf(token: string): Claims {
+  const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0))));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Creates the client of one realm. Safe to call during server-side rendering: no network until used. */
+export function createIdentityClient(options: IdentityClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const { realm } = options;
+  const cookie = options.transport === 'cookie';
+  const storage: TokenStorage | null = cookie ? null : typeof options.transport === 'object' ? options.transport : memoryStorage();
+  const key = `identity:${realm}:refresh`;
+  const inBrowser = typeof document !== 'undefined';
+  const doFetch = (input: RequestInfo | URL, init?: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
+  const leadCap = (options.refreshLeadSeconds ?? 60) * 1000;
+  const fp = options.fingerprint ?? inBrowser;
+  const dpop = options.dpop ?? false;
+  let dpopKeyPromise: Promise<DpopKey> | undefined;
+  /** Service clock minus local clock, when they disagree by more than a little (for proof `iat`). */
+  let clockOffset = 0;
+  const loadWebauthn = options.webauthn ?? (() => import('@simplewebauthn/browser') as Promise<WebAuthnBrowser>);
+
+  let access: Access | null = null;
+  let pending: Pending | null = null;
+  let user: AuthUser | null = null;
+  let knownMethods: MfaMethod[] | null = null;
+  let snapshot: AuthSnapshot = LOADING;
+  let refreshing: Promise<string | null> | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let helloReply: (() => void) | null = null;
+  const subscribers = new Set<() => void>();
+  const listeners: Record<string, Set<(event: never) => void>> = {};
+
+  const tabs = coordinator(`identity:${base}:${realm}`, cookie || !!storage?.shared, receive);
+
+  // ---- state ----
+
+  function setSnapshot(next: AuthSnapshot): void {
+    snapshot = next;
+    subscribers.forEach((notify) => notify());
+  }
+
+  function emit<K extends keyof ClientEvents>(type: K, event: ClientEvents[K]): void {
+    listeners[type]?.forEach((listener) => (listener as Listener<K>)(event));
+  }
+
+  /** Takes an access token (from an answer here or from another tab) into use. */
+  function adopt(token: string, expiresAt: number, from: AuthUser | null): void {
+    const claims = claimsOf(token);
+    const previous = snapshot.status === 'signed-in' ? snapshot.sessionId : null;
+    if (from) user = from;
+    else if (previous !== claims.sid) user = null;
+    access = { token, expiresAt };
+    pending = null;
+    setSnapshot({ status: 'signed-in', user, userId: claims.sub, sessionId: claims.sid, amr: claims.amr ?? [], expiresAt });
+    schedule();
+    if (previous === claims.sid) emit('token-refreshed', { sessionId: claims.sid, expiresAt });
+    else emit('signed-in', { user, sessionId: claims.sid });
+  }
+
+  /** Stores the answer's tokens, takes them into use and tells the other tabs. */
+  async function establish(tokens: TokensBody, sentAt: number, from: AuthUser | null): Promise<void> {
+    if (storage && tokens.refreshToken) await storage.set(key, tokens.refreshToken);
+    const claims = claimsOf(tokens.accessToken);
+    // When the clocks agree, the token's own expiry is exact; otherwise count from the request.
+    const synced = Math.abs(Date.now() - claims.iat * 1000) < 2000;
+    clockOffset = synced ? 0 : claims.iat * 1000 - sentAt;
+    const expiresAt = synced ? claims.exp * 1000 : sentAt + (claims.exp - claims.iat - 1) * 1000;
+    adopt(tokens.accessToken, expiresAt, from);
+    tabs.post({ t: 'tokens', token: tokens.accessToken, expiresAt, user: from, offset: clockOffset });
+  }
+
+  function signedOut(reason: SignOutReason | null, announce: boolean): void {
+    clearTimeout(timer);
+    const was = snapshot.status;
+    access = null;
+    pending = null;
+    user = null;
+    setSnapshot({ status: 'signed-out', reason });
+    if (announce) tabs.post({ t: 'out', reason });
+    if (reason && was !== 'signed-out') emit('signed-out', { reason });
+  }
+
+  function stepUp(next: Pending, announce: boolean): void {
+    clearTimeout(timer);
+    access = null;
+    pending = next;
+    setSnapshot({ status: 'mfa-required', reason: next.reason, methods: next.methods, sessionId: next.sessionId });
+    if (announce) tabs.post({ t: 'mfa', pending: next });
+    emit('mfa-required', { reason: next.reason, methods: next.methods, sessionId: next.sessionId });
+  }
+
+  function receive(message: Message): void {
+    if (message.t === 'tokens') {
+      const expiresAt = message.expiresAt as number;
+      if (!access || expiresAt > access.expiresAt) {
+        clockOffset = (message.offset as number) ?? clockOffset;
+        adopt(message.token as string, expiresAt, message.user as AuthUser | null);
+      }
+      helloReply?.();
+    } else if (message.t === 'hello') {
+      if (access && access.expiresAt > Date.now() + 1000)
+        tabs.post({ t: 'tokens', token: access.token, expiresAt: access.expiresAt, user, offset: clockOffset });
+    } else if (message.t === 'out') {
+      if (snapshot.status !== 'signed-out')
+        signedOut(message.reason === 'signed-out' ? 'other-tab' : (message.reason as SignOutReason), false);
+    } else if (message.t === 'mfa') {
+      stepUp(message.pending as Pending, false);
+    }
+  }
+
+  // ---- refresh ----
+
+  function schedule(): void {
+    clearTimeout(timer);
+    if (!access) return;
+    const life = Math.max(0, access.expiresAt - Date.now());
+    const lead = Math.min(leadCap, life * 0.1) + Math.random() * Math.min(15_000, life * 0.05);
+    const stale = access.token;
+    timer = setTimeout(
+      () =>
+        refresh(stale).catch((error: IdentityError) => {
+          // Not reachable now (network, rate limit): try again later while the session lasts.
+          if (access?.token === stale) {
+            timer = setTimeout(() => refresh(stale).catch(() => undefined), (error.retryAfter ?? 5) * 1000);
+            (timer as { unref?: () => void }).unref?.();
+          }
+        }),
+      Math.max(0, life - lead),
+    );
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  /**
+   * A fresh access token, rotating the refresh token at most once per cycle across the tabs.
+   * `stale` is the token the caller found too old (null: none).
+   */
+  function refresh(stale: string | null): Promise<string | null> {
+    if (!refreshing) {
+      let settle!: (value: string | null) => void;
+      let fail!: (error: unknown) => void;
+      const done = new Promise<string | null>((resolve, reject) => {
+        settle = resolve;
+        fail = reject;
+      });
+      refreshing = done;
+      tabs
+        .lock(async () => {
+          try {
+            settle(await rotate(stale));
+          } catch (error) {
+            fail(error);
+          }
+          if (cookie || storage?.shared) await sleep(SETTLE_MS);
+        })
+        .catch(fail);
+      // Callers after this rotation start a new one (which waits for the lock, then looks again).
+      done.then(
+        () => {
+          if (refreshing === done) refreshing = null;
+        },
+        () => {
+          if (refreshing === done) refreshing = null;
+        },
+      );
+    }
+    return refreshing;
+  }
+
+  async function rotate(stale: string | null): Promise<string | null> {
+    // Another tab rotated while this one waited for the lock, and shared the result.
+    if (access && access.token !== stale && access.expiresAt > Date.now()) return access.token;
+    if (pending) return null;
+    const refreshToken = storage ? await storage.get(key) : undefined;
+    if (storage && !refreshToken) {
+      signedOut(snapshot.status === 'signed-in' ? 'session-ended' : null, false);
+      return null;
+    }
+    const sentAt = Date.now();
+    try {
+      const body = await call('POST', '/refresh', { refreshToken, deviceFingerprint: await fingerprint() }, true);
+      await establish(body.tokens as TokensBody, sentAt, null);
+      return access!.token;
+    } catch (error) {
+      const code = (error as IdentityError).code;
+      if (code === 'MFA_REQUIRED') {
+        const sessionId = snapshot.status === 'signed-in' ? snapshot.sessionId : null;
+        stepUp({ mfaToken: (error as { mfaToken: string }).mfaToken, reason: 'step-up', methods: knownMethods, sessionId }, true);
+        return null;
+      }
+      if (code === 'INVALID_TOKEN' || code === 'REAUTHENTICATION_REQUIRED') {
+        await storage?.remove(key);
+        const reason = code === 'INVALID_TOKEN' ? (snapshot.status === 'loading' ? null : 'session-ended') : 'reauthentication-required';
+        signedOut(reason, true);
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  async function fingerprint(): Promise<string | undefined> {
+    if (!fp) return undefined;
+    try {
+      const value = fp === true ? await collectFingerprint() : await fp();
+      return value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value);
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ---- HTTP ----
+
+  /**
+   * The credentials of one request: `Authorization` with the access token (scheme `DPoP` for a
+   * token bound to this client's key, with a proof covering it) and, with DPoP on, a proof on the
+   * requests that create, rotate or end a session (`proof`).
+   */
+  async function authorize(headers: Headers, method: string, url: string, token: string | null, proof: boolean): Promise<void> {
+    const bound = token !== null && claimsOf(token).cnf !== undefined;
+    if (token) headers.set('Authorization', `${bound ? 'DPoP' : 'Bearer'} ${token}`);
+    if (dpop && (proof || bound)) {
+      const key = await (dpopKeyPromise ??= dpopKey(`${base} ${realm}`));
+      headers.set('DPoP', await dpopProof(key, method, url, bound ? token : null, clockOffset));
+    }
+  }
+
+  /** One request to the service; answers other than 2xx throw an {@link IdentityError}. */
+  async function call(method: string, path: string, body?: Json, tokenTransport = false, token: string | null = null): Promise<Json> {
+    const withCookie = tokenTransport && cookie;
+    const url = base + AUTH + path;
+    const headers = new Headers({ 'X-Realm-Id': realm });
+    if (body !== undefined) headers.set('Content-Type', 'application/json');
+    if (withCookie) headers.set('X-Refresh-Token-Transport', 'cookie');
+    let response: Response;
+    try {
+      await authorize(headers, method, url, token, tokenTransport);
+      response = await doFetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: withCookie ? 'include' : undefined,
+      });
+    } catch (cause) {
+      throw new IdentityError('NETWORK_ERROR', 'The service could not be reached', { cause });
+    }
+    if (!response.ok) throw await errorFrom(response);
+    return response.status === 204 ? {} : response.json();
+  }
+
+  /** An authenticated call: refreshes once and retries once when the access token has expired. */
+  async function authed(method: string, path: string, body?: Json): Promise<Json> {
+    const token = await currentToken();
+    try {
+      return await call(method, path, body, false, token);
+    } catch (error) {
+      if ((error as IdentityError).code !== 'TOKEN_EXPIRED') throw error;
+      return call(method, path, body, false, await renewed(token));
+    }
+  }
+
+  async function currentToken(): Promise<string> {
+    await ready;
+    let token = access && access.expiresAt - Date.now() > 500 ? access.token : null;
+    if (!token && snapshot.status === 'signed-in') token = await refresh(access?.token ?? null);
+    if (!token)
+      throw new IdentityError('NOT_SIGNED_IN', snapshot.status === 'mfa-required' ? 'A second factor is required' : 'Not signed in');
+    return token;
+  }
+
+  async function renewed(stale: string): Promise<string> {
+    const token = await refresh(stale);
+    if (!token) throw new IdentityError('NOT_SIGNED_IN', 'Not signed in');
+    return token;
+  }
+
+  /**
+   * `fetch` with the access token: adds `Authorization`, and when the answer is 401
+   * `TOKEN_EXPIRED`, refreshes once and sends the request once more.
+   */
+  async function authFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const request = new Request(input, init);
+    const retry = request.clone();
+    const send = async (req: Request, token: string) => {
+      await authorize(req.headers, req.method, req.url, token, false);
+      return doFetch(req);
+    };
+    const token = await currentToken();
+    const response = await send(request, token);
+    if (response.status !== 401) return response;
+    const answer = await response
+      .clone()
+      .json()
+      .catch(() => null);
+    if (answer?.error?.code !== 'TOKEN_EXPIRED') return response;
+    return send(retry, await renewed(token));
+  }
+
+  // ---- restore ----
+
+  async function restore(): Promise<void> {
+    const wanted = options.restore ?? (!cookie || inBrowser);
+    if (!wanted || (storage && !(await storage.get(key)))) return signedOut(null, false);
+    if (cookie || storage?.shared) {
+      // Another tab may hold a current access token: ask before rotating.
+      await new Promise<void>((resolve) => {
+        helloReply = resolve;
+        tabs.post({ t: 'hello' });
+        setTimeout(resolve, HELLO_MS);
+      });
+      helloReply = null;
+      if (snapshot.status !== 'loading') return;
+    }
+    try {
+      await refresh(null);
+    } catch {
+      // not reachable: the session may still be fine; callers retry through refresh
+    }
+    if (snapshot.status === 'loading') signedOut(null, false);
+  }
+
+  const ready: Promise<void> = Promise.resolve().then(restore);
+
+  // ---- API ----
+
+  async function loginStep(path: string, body: Json): Promise<SignInResult> {
+    const sentAt = Date.now();
+    const answer = await call('POST', path, { ...body, deviceFingerprint: await fingerprint() }, true);
+    const from = answer.user as AuthUser;
+    if (answer.requiresMfa) {
+      knownMethods = answer.mfaMethods as MfaMethod[];
+      stepUp({ mfaToken: answer.mfaToken as string, reason: 'sign-in', methods: knownMethods, sessionId: null }, false);
+      return { kind: 'mfa-required', user: from, methods: knownMethods };
+    }
+    await establish(answer.tokens as TokensBody, sentAt, from);
+    return { kind: 'signed-in', user: from };
+  }
+
+  async function webauthnResponse(run: (browser: WebAuthnBrowser, optionsJSON: never) => Promise<unknown>, optionsJSON: Json) {
+    try {
+      return await run(await loadWebauthn(), optionsJSON as never);
+    } catch (cause) {
+      throw new IdentityError('WEBAUTHN_FAILED', (cause as Error)?.message || 'The WebAuthn ceremony failed', { cause });
+    }
+  }
+
+  const mfaResult = (answer: Json) => {
+    const mfa = answer.mfa as MfaSummary;
+    knownMethods = mfa.methods;
+    return answer;
+  };
+
+  const client = {
+    /** Resolves once the session of a previous page load (if any) is restored. */
+    ready,
+
+    /** The current state, the same object until it changes (`useSyncExternalStore`). */
+    getSnapshot: (): AuthSnapshot => snapshot,
+    /** The snapshot during server-side rendering: always `loading`. */
+    getServerSnapshot: (): AuthSnapshot => LOADING,
+    /** Calls `onChange` after every state change; returns the unsubscribe function. */
+    subscribe(onChange: () => void): () => void {
+      subscribers.add(onChange);
+      return () => void subscribers.delete(onChange);
+    },
+    /** Listens to one kind of event; returns the unsubscribe function. */
+    on<K extends keyof ClientEvents>(type: K, listener: Listener<K>): () => void {
+      const set = (listeners[type] ??= new Set());
+      set.add(listener);
+      return () => void set.delete(listener);
+    },
+
+    /** Creates an account; a verification email is sent. */
+    register: (input: { email: string; password: string; name: string }) =>
+      call('POST', '/register', input) as Promise<{ user: AuthUser; message: string }>,
+    /** Confirms an email address with the token of the emailed link. */
+    verifyEmail: (token: string) => call('POST', '/verify-email', { token }).then(() => undefined),
+    /** Sends the verification email again (answers the same whether or not the address is known). */
+    resendVerification: (email: string) => call('POST', '/verify-email/resend', { email }).then(() => undefined),
+    /** Emails a password reset link (answers the same whether or not the address is known). */
+    forgotPassword: (email: string) => call('POST', '/password/forgot', { email }).then(() => undefined),
+    /** Sets a new password with the token of the emailed link; every session of the user ends. */
+    resetPassword: (input: { token: string; password: string }) => call('POST', '/password/reset', input).then(() => undefined),
+
+    /** Signs in; when the user has a second factor, the result asks for {@link verifyMfa}. */
+    async signIn(input: { email: string; password: string }): Promise<SignInResult> {
+      await ready;
+      return loginStep('/login', input);
+    },
+
+    /**
+     * Completes a sign-in, or re-verifies a flagged session (step-up: the same session goes on),
+     * with a TOTP code, a recovery code, or a security key or passkey (the browser ceremony is run here).
+     */
+    async verifyMfa(verification: MfaVerification): Promise<{ kind: 'signed-in'; user: AuthUser }> {
+      if (!pending) throw new IdentityError('NOT_SIGNED_IN', 'No second factor is awaited');
+      const { mfaToken } = pending;
+      try {
+        let code = 'code' in verification ? verification.code : '';
+        if (verification.type === 'webauthn') {
+          const optionsJSON = await call('POST', '/mfa/webauthn/options', { mfaToken });
+          code = JSON.stringify(await webauthnResponse((browser, o) => browser.startAuthentication({ optionsJSON: o }), optionsJSON));
+        }
+        return (await loginStep('/mfa/verify', { mfaToken, code, type: verification.type })) as { kind: 'signed-in'; user: AuthUser };
+      } catch (error) {
+        const code = (error as IdentityError).code;
+        if ((code === 'INVALID_TOKEN' || code === 'TOKEN_EXPIRED') && pending?.mfaToken === mfaToken) {
+          // The verification can no longer succeed: sign in again.
+          if (pending.reason === 'step-up') {
+            await storage?.remove(key);
+            signedOut('session-ended', true);
+          } else signedOut(null, false);
+        }
+        throw error;
+      }
+    },
+
+    /** Ends the session on the service and in every tab. Never throws: the local session ends regardless. */
+    async signOut(): Promise<void> {
+      await ready;
+      const refreshToken = storage ? await storage.get(key) : undefined;
+      if (cookie || refreshToken) {
+        await call('POST', '/logout', cookie ? {} : { refreshToken }, true).catch(() => undefined);
+      }
+      await storage?.remove(key);
+      signedOut('signed-out', true);
+    },
+
+    /** A current access token (renewed first when it is about to expire), or null when signed out. */
+    getAccessToken: () => currentToken().catch(() => null),
+    /** `fetch` with the access token; on `TOKEN_EXPIRED` it refreshes once and retries once. */
+    fetch: authFetch,
+
+    /** The signed-in user's account. */
+    async me(): Promise<User> {
+      const found = (await authed('GET', '/me')).user as User;
+      knownMethods = found.mfa.methods;
+      if (snapshot.status === 'signed-in' && snapshot.userId === found.id) {
+        user = { id: found.id, email: found.email, emailVerified: found.emailVerified, mfaEnabled: found.mfa.enabled };
+        setSnapshot({ ...snapshot, user });
+      }
+      return found;
+    },
+    /** Changes the password; the user's other sessions end. */
+    changePassword: (input: { currentPassword: string; newPassword: string }) =>
+      authed('POST', '/password/change', input).then(() => undefined),
+
+    sessions: {
+      /** The user's sessions; `current` marks this client's. */
+      list: () => authed('GET', '/sessions').then((answer) => answer.sessions as Session[]),
+      /** Ends one of the user's sessions. */
+      revoke: (id: string) => authed('DELETE', `/sessions/${encodeURIComponent(id)}`).then(() => undefined),
+      /** Ends every session of the user but this one; resolves to how many ended. */
+      revokeOthers: () => authed('DELETE', '/sessions').then((answer) => answer.revoked as number),
+    },
+
+    mfa: {
+      status: () =>
+        authed('GET', '/mfa').then((answer) => {
+          knownMethods = (answer as unknown as MfaStatus).methods;
+          return answer as unknown as MfaStatus;
+        }),
+      /** Starts TOTP enrolment: the secret and a QR code, pending until {@link confirmTotp}. */
+      setupTotp: () => authed('POST', '/mfa/totp/setup') as Promise<unknown> as Promise<TotpSetup>,
+      /** Confirms TOTP with a current code; recovery codes come when it is the first factor. */
+      confirmTotp: (code: string) =>
+        authed('POST', '/mfa/totp/confirm', { code }).then(mfaResult) as Promise<{ mfa: MfaSummary; recoveryCodes?: string[] }>,
+      disableTotp: (password: string) => authed('DELETE', '/mfa/totp', { password }).then((answer) => mfaResult(answer).mfa as MfaSummary),
+      /** Registers a security key or passkey: runs the browser ceremony. */
+      async addSecurityKey(input: { name?: string } = {}) {
+        const optionsJSON = await authed('POST', '/mfa/webauthn/register/options', input);
+        const response = await webauthnResponse((browser, o) => browser.startRegistration({ optionsJSON: o }), optionsJSON);
+        return mfaResult(await authed('POST', '/mfa/webauthn/register/verify', { response, ...input })) as {
+          credential: { id: string; name: string; createdAt: string };
+          mfa: MfaSummary;
+          recoveryCodes?: string[];
+        };
+      },
+      removeSecurityKey: (credentialId: string, password: string) =>
+        authed('DELETE', `/mfa/webauthn/${encodeURIComponent(credentialId)}`, { password }).then(
+          (answer) => mfaResult(answer).mfa as MfaSummary,
+        ),
+      /** New recovery codes; the previous ones stop working. */
+      regenerateRecoveryCodes: (password: string) =>
+        authed('POST', '/mfa/recovery-codes', { password }).then((answer) => answer.recoveryCodes as string[]),
+    },
+
+    /** Stops timers and the cross-tab channel (the session itself goes on). */
+    destroy(): void {
+      clearTimeout(timer);
+      tabs.close();
+      subscribers.clear();
+    },
+  };
+  return client;
+}
+
+export type IdentityClient = ReturnType<typeof createIdentityClient>;

@@ -1,0 +1,95 @@
+/** Error codes the service answers with. */
+export type ApiErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'INVALID_VERIFICATION_TOKEN'
+  | 'INVALID_CREDENTIALS'
+  | 'TOKEN_EXPIRED'
+  | 'INVALID_TOKEN'
+  | 'MFA_REQUIRED'
+  | 'REAUTHENTICATION_REQUIRED'
+  | 'INVALID_MFA_CODE'
+  | 'INVALID_DPOP_PROOF'
+  | 'FORBIDDEN'
+  | 'ACCOUNT_SUSPENDED'
+  | 'REGISTRATION_DISABLED'
+  | 'EMAIL_NOT_VERIFIED'
+  | 'REALM_DISABLED'
+  | 'NOT_FOUND'
+  | 'REALM_NOT_FOUND'
+  | 'USER_NOT_FOUND'
+  | 'SESSION_NOT_FOUND'
+  | 'WEBHOOK_NOT_FOUND'
+  | 'EMAIL_ALREADY_REGISTERED'
+  | 'INVALID_USER_STATE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'ACCOUNT_LOCKED'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+/**
+ * Failures found on the client's side, with `status` 0:
+ * - `NETWORK_ERROR`: the request did not get an answer, or the answer was not the service's JSON;
+ * - `NOT_SIGNED_IN`: an authenticated call without a session (or with a step-up pending);
+ * - `WEBAUTHN_FAILED`: the browser's WebAuthn ceremony was cancelled or failed (`cause` holds why).
+ */
+export type ClientErrorCode = 'NETWORK_ERROR' | 'NOT_SIGNED_IN' | 'WEBAUTHN_FAILED';
+
+export type ErrorCode = ApiErrorCode | ClientErrorCode;
+
+/** A field-level validation problem (`details` of `VALIDATION_FAILED`). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The one error type the client throws. */
+export class IdentityError extends Error {
+  override readonly name = 'IdentityError';
+  readonly code: ErrorCode;
+  /** HTTP status, or 0 when the failure happened on the client's side. */
+  readonly status: number;
+  readonly details?: FieldError[];
+  /** Seconds to wait before retrying (from `Retry-After`), when the service said so. */
+  readonly retryAfter?: number;
+  /** The `X-Request-Id` of the answer, for support requests. */
+  readonly requestId?: string;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    init: { status?: number; details?: FieldError[]; retryAfter?: number; requestId?: string; cause?: unknown } = {},
+  ) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = code;
+    this.status = init.status ?? 0;
+    if (init.details) this.details = init.details;
+    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
+    if (init.requestId) this.requestId = init.requestId;
+  }
+}
+
+/** Builds the error from a service answer (the `{"error": {...}}` envelope). */
+export async function errorFrom(response: Response): Promise<IdentityError & { mfaToken?: string }> {
+  let body: { error?: { code?: ErrorCode; message?: string; details?: FieldError[]; mfaToken?: string } } | undefined;
+  try {
+    body = await response.json();
+  } catch {
+    // not the service's JSON (a proxy's error page): reported below as NETWORK_ERROR
+  }
+  const retry = Number(response.headers.get('retry-after'));
+  const envelope = body?.error;
+  const error: IdentityError & { mfaToken?: string } = new IdentityError(
+    envelope?.code ?? 'NETWORK_ERROR',
+    envelope?.message ?? `Unexpected answer (HTTP ${response.status})`,
+    {
+      status: response.status,
+      details: envelope?.details,
+      retryAfter: response.headers.has('retry-after') && Number.isFinite(retry) ? retry : undefined,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+    },
+  );
+  if (envelope?.mfaToken) error.mfaToken = envelope.mfaToken;
+  return error;
+}

@@ -1,0 +1,103 @@
+/** A second factor a user can verify with. */
+export type MfaMethod = 'totp' | 'webauthn';
+
+/** The user as sign-in and MFA answers return it. */
+export interface AuthUser {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  mfaEnabled?: boolean;
+}
+
+/** The user as `GET /me` returns it. */
+export interface User {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  profile: { firstName: string; lastName: string; avatar: string | null };
+  mfa: MfaSummary;
+  status: 'active' | 'suspended' | 'locked';
+  roles: string[];
+  createdAt: string;
+  lastLoginAt: string | null;
+}
+
+export interface MfaSummary {
+  enabled: boolean;
+  methods: MfaMethod[];
+}
+
+export interface MfaStatus extends MfaSummary {
+  webauthnCredentials: { id: string; name: string; createdAt: string; lastUsedAt: string | null }[];
+  recoveryCodesRemaining: number;
+}
+
+export interface Session {
+  id: string;
+  userId: string;
+  device: { id: string; name: string; type: 'browser' | 'mobile' | 'desktop' | 'api' | 'unknown'; fingerprint: string | null };
+  ip: string;
+  location: { country: string | null; city: string | null };
+  status: 'active' | 'flagged';
+  dpopBound?: boolean;
+  flag: { reason: string; score: number; flaggedAt: string } | null;
+  createdAt: string;
+  lastActiveAt: string;
+  expiresAt: string;
+  /** The session of this client. */
+  current: boolean;
+}
+
+export interface TotpSetup {
+  secret: string;
+  otpauthUrl: string;
+  /** A PNG data URL of the otpauth URL. */
+  qrCode: string;
+}
+
+/** Why the client is signed out. */
+export type SignOutReason =
+  /** `signOut()` was called in this tab */
+  | 'signed-out'
+  /** another tab signed out */
+  | 'other-tab'
+  /** the session ended on the server (revoked, expired, password reset) */
+  | 'session-ended'
+  /** the session was flagged and the user has no second factor: sign in again */
+  | 'reauthentication-required';
+
+/** What a UI renders; a new object on every change (for `useSyncExternalStore`). */
+export type AuthSnapshot =
+  | { readonly status: 'loading' }
+  | { readonly status: 'signed-out'; readonly reason: SignOutReason | null }
+  | {
+      readonly status: 'mfa-required';
+      /** `sign-in`: the second step of a sign-in; `step-up`: a refresh of a flagged session. */
+      readonly reason: 'sign-in' | 'step-up';
+      /** The user's factors when known (always after a sign-in). */
+      readonly methods: readonly MfaMethod[] | null;
+      /** The session the verification resumes (step-up only). */
+      readonly sessionId: string | null;
+    }
+  | {
+      readonly status: 'signed-in';
+      /** From the sign-in answer; null after a reload until {@link IdentityClient.me} is called. */
+      readonly user: AuthUser | null;
+      readonly userId: string;
+      readonly sessionId: string;
+      /** Authentication methods of the access token (`pwd`, `otp`, `hwk`). */
+      readonly amr: readonly string[];
+      /** When the access token expires, in milliseconds since the epoch (local clock). */
+      readonly expiresAt: number;
+    };
+
+export type SignInResult = { kind: 'signed-in'; user: AuthUser } | { kind: 'mfa-required'; user: AuthUser; methods: MfaMethod[] };
+
+export type MfaVerification = { type: 'totp'; code: string } | { type: 'recovery'; code: string } | { type: 'webauthn' };
+
+export interface ClientEvents {
+  'signed-in': { user: AuthUser | null; sessionId: string };
+  'token-refreshed': { sessionId: string; expiresAt: number };
+  'signed-out': { reason: SignOutReason };
+  'mfa-required': { reason: 'sign-in' | 'step-up'; methods: readonly MfaMethod[] | null; sessionId: string | null };
+}

@@ -1,0 +1,431 @@
+// Signed in: profile and email status, sessions, security (password, TOTP, security keys, recovery codes).
+import type { MfaStatus, Session } from '../../client/src/index';
+import type { App, View } from './app';
+import { action, type Child, field, form, h, liveRegion, say, time, title } from './dom';
+import { describeError, PASSWORD_HINT } from './messages';
+
+/** Fills `into` with what `load` builds; a failure is shown in an alert instead. */
+function loading(into: HTMLElement, load: () => Promise<Child[]>): Promise<void> {
+  into.setAttribute('aria-busy', 'true');
+  into.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  return load().then(
+    (children) => {
+      into.replaceChildren(...children.filter((c): c is Node | string => !!c));
+      into.removeAttribute('aria-busy');
+    },
+    (error) => {
+      const alert = liveRegion('error');
+      into.replaceChildren(alert);
+      into.removeAttribute('aria-busy');
+      say(alert, describeError(error));
+    },
+  );
+}
+
+const row = (term: string, ...value: Child[]) => [h('dt', {}, term), h('dd', {}, ...value)];
+const badge = (text: string, kind: string) => h('span', { class: `badge ${kind}` }, text);
+const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text);
+
+export function profileView(app: App): View {
+  const body = h('div');
+  const content = h('section', {}, title('Your profile'), body);
+  loading(body, async () => {
+    const user = await app.client.me();
+    const name = `${user.profile.firstName} ${user.profile.lastName}`.trim();
+    const alert = liveRegion('error');
+    return [
+      h(
+        'dl',
+        { class: 'facts' },
+        row('Name', name || '—'),
+        row('Email address', user.email, ' ', user.emailVerified ? badge('Verified', 'ok') : badge('Not verified', 'warn')),
+        row(
+          'Two-step verification',
+          user.mfa.enabled
+            ? `On (${user.mfa.methods.map((m) => (m === 'totp' ? 'authenticator app' : 'security key or passkey')).join(', ')})`
+            : 'Off',
+          ' ',
+          h('a', { href: app.href('#security') }, 'Manage'),
+        ),
+        row('Member since', time(user.createdAt)),
+        row('Last sign-in', time(user.lastLoginAt)),
+      ),
+      !user.emailVerified &&
+        h(
+          'div',
+          { class: 'panel' },
+          h('h2', {}, 'Confirm your email address'),
+          h('p', {}, `Open the link we sent to ${user.email}. No email? We can send a new link.`),
+          alert,
+          action(
+            'Send the link again',
+            async () => {
+              await app.client.resendVerification(user.email);
+              app.notify(`A new link is on its way to ${user.email}.`);
+            },
+            alert,
+          ),
+        ),
+    ];
+  });
+  return { title: 'Your profile', content };
+}
+
+const flagReason = (session: Session) =>
+  session.flag?.reason === 'fingerprint_mismatch'
+    ? 'the device no longer looked like the one that signed in'
+    : (session.flag?.reason ?? '');
+
+function place(session: Session): string {
+  const where = [session.location.city, session.location.country].filter(Boolean).join(', ');
+  return where || 'Unknown place';
+}
+
+export function sessionsView(app: App): View {
+  const body = h('div');
+  const content = h(
+    'section',
+    {},
+    title('Where you are signed in'),
+    h('p', { class: 'muted' }, 'Sign out any session you do not recognise, then change your password.'),
+    body,
+  );
+  const reload = () => void loading(body, render);
+  const render = async (): Promise<Child[]> => {
+    const sessions = (await app.client.sessions.list()).sort(
+      (a, b) => Number(b.current) - Number(a.current) || b.lastActiveAt.localeCompare(a.lastActiveAt),
+    );
+    const alert = liveRegion('error');
+    const others = sessions.filter((s) => !s.current).length;
+    const signOutButton = (session: Session) => {
+      const button = action(
+        'Sign out',
+        async () => {
+          await app.client.sessions.revoke(session.id);
+          app.notify(`Signed out ${session.device.name || 'the session'}.`);
+          reload();
+        },
+        alert,
+        { class: 'secondary' },
+      );
+      // Screen readers hear which session the button ends.
+      button.append(hidden(` ${session.device.name || 'session'}, last active ${new Date(session.lastActiveAt).toLocaleString()}`));
+      return button;
+    };
+    return [
+      alert,
+      h(
+        'ul',
+        { class: 'sessions', 'aria-label': 'Sessions' },
+        sessions.map((session) =>
+          h(
+            'li',
+            { class: `session${session.status === 'flagged' ? ' flagged' : ''}` },
+            h(
+              'h2',
+              {},
+              session.device.name || 'Unknown device',
+              session.current && badge('This device', 'ok'),
+              session.status === 'flagged' && badge('Flagged', 'warn'),
+            ),
+            session.status === 'flagged' &&
+              h('p', { class: 'warning' }, 'Flagged ', time(session.flag?.flaggedAt ?? null, true), ': ', flagReason(session), '.'),
+            h(
+              'dl',
+              { class: 'facts compact' },
+              row('Place', place(session)),
+              row('IP address', session.ip),
+              row('Last active', time(session.lastActiveAt, true)),
+              row('Signed in', time(session.createdAt)),
+            ),
+            !session.current && signOutButton(session),
+          ),
+        ),
+      ),
+      others > 0 &&
+        action(
+          'Sign out all other sessions',
+          async () => {
+            const count = await app.client.sessions.revokeOthers();
+            app.notify(`Signed out ${count} other session${count === 1 ? '' : 's'}.`);
+            reload();
+          },
+          alert,
+          { class: 'danger' },
+        ),
+    ];
+  };
+  reload();
+  return { title: 'Sessions', content };
+}
+
+const passwordField = (label = 'Your password', name = 'password') =>
+  field(label, name, { type: 'password', autocomplete: 'current-password', required: true });
+
+export function securityView(app: App): View {
+  const body = h('div', { class: 'stack' });
+  const content = h('section', {}, title('Security'), body);
+  /** Rebuilds the view; the focus goes to the heading of the section named by `focus`. */
+  const reload = (focus?: string) => {
+    void loading(body, render).then(() => {
+      if (focus) body.querySelector<HTMLElement>(`[data-section="${focus}"] h2`)?.focus();
+    });
+  };
+  const section = (key: string, heading: string, ...children: Child[]) =>
+    h(
+      'section',
+      { class: 'panel', 'data-section': key, 'aria-labelledby': `section-${key}` },
+      h('h2', { id: `section-${key}`, tabindex: -1 }, heading),
+      ...children,
+    );
+
+  /** Shows new recovery codes once, in place of the view, until the user says they are saved. */
+  const showCodes = (codes: string[], why: string) => {
+    const heading = h('h2', { tabindex: -1 }, 'Save your recovery codes');
+    const alert = liveRegion('error');
+    const list = h(
+      'ol',
+      { class: 'codes', 'aria-label': 'Recovery codes' },
+      codes.map((c) => h('li', {}, h('code', {}, c))),
+    );
+    const text = `Recovery codes (${app.realm})\n\n${codes.join('\n')}\n\nEach code signs you in once.\n`;
+    body.replaceChildren(
+      h(
+        'section',
+        { class: 'panel codes-panel', 'data-section': 'codes' },
+        heading,
+        h('p', {}, why),
+        h(
+          'p',
+          {},
+          'Each code signs you in once when your authenticator app or security key is not at hand. They are shown only now: keep them somewhere safe, like a password manager.',
+        ),
+        alert,
+        list,
+        h(
+          'div',
+          { class: 'actions' },
+          action(
+            'Copy codes',
+            async () => {
+              try {
+                await navigator.clipboard.writeText(text);
+                app.notify(`Copied ${codes.length} recovery codes.`);
+              } catch {
+                getSelection()?.selectAllChildren(list);
+                app.notify('Copying is not allowed here: the codes are selected, press Ctrl+C (or Cmd+C).');
+              }
+            },
+            alert,
+          ),
+          action(
+            'Download codes',
+            async () => {
+              const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+              const link = h('a', { href: url, download: `recovery-codes-${app.realm}.txt` });
+              link.click();
+              setTimeout(() => URL.revokeObjectURL(url), 1000);
+              app.notify('Downloaded the recovery codes.');
+            },
+            alert,
+          ),
+          h('button', { type: 'button', class: 'primary', onclick: () => reload('recovery') }, 'I have saved them'),
+        ),
+      ),
+    );
+    heading.focus();
+  };
+
+  const render = async (): Promise<Child[]> => {
+    const status: MfaStatus = await app.client.mfa.status();
+    const totp = status.methods.includes('totp');
+
+    const current = passwordField('Current password', 'currentPassword');
+    const next = field(
+      'New password',
+      'newPassword',
+      { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
+      PASSWORD_HINT,
+    );
+    const changePassword = form({
+      label: 'Change your password',
+      fields: [current, next],
+      submit: 'Change password',
+      onSubmit: async (values) => {
+        await app.client.changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword });
+        app.notify('Your password was changed. Your other sessions were signed out.');
+        reload('password');
+      },
+    });
+
+    return [
+      section('password', 'Password', changePassword),
+      section('totp', 'Authenticator app', ...(totp ? totpOn() : totpOff())),
+      section('keys', 'Security keys and passkeys', ...keys(status)),
+      section('recovery', 'Recovery codes', ...recovery(status)),
+    ];
+  };
+
+  const totpOn = (): Child[] => {
+    const password = passwordField();
+    return [
+      h('p', {}, badge('On', 'ok'), ' Sign-ins ask for a code from your authenticator app.'),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Turn off the authenticator app'),
+        form({
+          label: 'Turn off the authenticator app',
+          fields: [password],
+          submit: 'Turn off',
+          submitClass: 'danger',
+          onSubmit: async (values) => {
+            const mfa = await app.client.mfa.disableTotp(values.password);
+            app.notify(mfa.enabled ? 'The authenticator app is off.' : 'The authenticator app is off: two-step verification is off.');
+            reload('totp');
+          },
+        }),
+      ),
+    ];
+  };
+
+  const totpOff = (): Child[] => {
+    const alert = liveRegion('error');
+    const area = h('div');
+    const start = action(
+      'Set up an authenticator app',
+      async () => {
+        const setup = await app.client.mfa.setupTotp();
+        const code = field('6-digit code from the app', 'code', {
+          inputmode: 'numeric',
+          autocomplete: 'one-time-code',
+          required: true,
+          maxlength: 10,
+          spellcheck: 'false',
+        });
+        const key = setup.secret.replace(/(.{4})(?=.)/g, '$1 ');
+        const heading = h('h3', { tabindex: -1 }, 'Scan the code');
+        area.replaceChildren(
+          heading,
+          h(
+            'ol',
+            { class: 'steps' },
+            h(
+              'li',
+              {},
+              'Scan this QR code with an authenticator app (such as Aegis, Google Authenticator or 1Password).',
+              h('img', { src: setup.qrCode, alt: 'QR code of the key for your authenticator app', class: 'qr', width: 200, height: 200 }),
+            ),
+            h(
+              'li',
+              {},
+              'Cannot scan it? Enter this key in the app instead: ',
+              h('code', { class: 'secret', 'aria-label': `Key: ${key}` }, key),
+            ),
+            h(
+              'li',
+              {},
+              'Enter the code the app shows to finish.',
+              form({
+                label: 'Confirm the authenticator app',
+                fields: [code],
+                submit: 'Turn on',
+                onSubmit: async (values) => {
+                  const result = await app.client.mfa.confirmTotp(values.code.replace(/\s+/g, ''));
+                  app.notify('The authenticator app is on.');
+                  if (result.recoveryCodes) showCodes(result.recoveryCodes, 'Your authenticator app is on.');
+                  else reload('totp');
+                },
+              }),
+            ),
+          ),
+        );
+        start.remove();
+        heading.focus();
+      },
+      alert,
+      { class: 'primary' },
+    );
+    return [h('p', {}, 'Sign-ins then ask for a code from an app on your phone, after the password.'), alert, start, area];
+  };
+
+  const keys = (status: MfaStatus): Child[] => {
+    const alert = liveRegion('error');
+    const name = field(
+      'Name of the key',
+      'name',
+      { maxlength: 100, autocomplete: 'off', placeholder: 'e.g. Blue USB key' },
+      'Helps you tell your keys apart. Optional.',
+    );
+    const add = form({
+      label: 'Add a security key or passkey',
+      fields: [name],
+      submit: 'Add a security key or passkey',
+      onSubmit: async (values) => {
+        const result = await app.client.mfa.addSecurityKey(values.name ? { name: values.name } : {});
+        app.notify(`Added “${result.credential.name}”.`);
+        if (result.recoveryCodes) showCodes(result.recoveryCodes, `Your security key “${result.credential.name}” is added.`);
+        else reload('keys');
+      },
+    });
+    const list = status.webauthnCredentials.map((credential) => {
+      const password = passwordField();
+      return h(
+        'li',
+        { class: 'key' },
+        h('h3', {}, credential.name),
+        h('p', { class: 'muted' }, 'Added ', time(credential.createdAt), ' · last used ', time(credential.lastUsedAt, true)),
+        h(
+          'details',
+          {},
+          h('summary', {}, 'Remove', hidden(` ${credential.name}`)),
+          form({
+            label: `Remove ${credential.name}`,
+            fields: [password],
+            submit: `Remove this key`,
+            submitClass: 'danger',
+            onSubmit: async (values) => {
+              await app.client.mfa.removeSecurityKey(credential.id, values.password);
+              app.notify(`Removed “${credential.name}”.`);
+              reload('keys');
+            },
+          }),
+        ),
+      );
+    });
+    return [
+      h('p', {}, 'A USB or NFC security key, or a passkey kept by your phone or computer, confirms sign-ins with a touch.'),
+      alert,
+      list.length > 0
+        ? h('ul', { class: 'keys', 'aria-label': 'Your security keys and passkeys' }, list)
+        : h('p', { class: 'muted' }, 'No security key or passkey yet.'),
+      add,
+    ];
+  };
+
+  const recovery = (status: MfaStatus): Child[] => {
+    if (!status.enabled) return [h('p', { class: 'muted' }, 'Recovery codes come with your first second factor.')];
+    const password = passwordField();
+    return [
+      h('p', {}, `You have ${status.recoveryCodesRemaining} unused recovery code${status.recoveryCodesRemaining === 1 ? '' : 's'}.`),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Get new recovery codes'),
+        form({
+          label: 'Get new recovery codes',
+          intro: h('p', {}, 'Your current codes stop working.'),
+          fields: [password],
+          submit: 'Get new codes',
+          onSubmit: async (values) => {
+            const codes = await app.client.mfa.regenerateRecoveryCodes(values.password);
+            showCodes(codes, 'Your previous recovery codes no longer work.');
+          },
+        }),
+      ),
+    ];
+  };
+
+  reload();
+  return { title: 'Security', content };
+}

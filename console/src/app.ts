@@ -1,0 +1,17 @@
+import type { IdentityClient } from '../../client/src/index';
+
+/** What the views share: the client of the realm and the page's shell. */
+export interface App {
+  client: IdentityClient;
+  realm: string;
+  /** The URL of a view of the console (`#sign-up`, `#security`; '' for the default), keeping the realm. */
+  href(view: string): string;
+  /** Says something in the page's status region (read out politely); null clears it. */
+  notify(message: string | null): void;
+}
+
+/** A view: the title of the page and its content (the first heading takes the focus when it opens). */
+export interface View {
+  title: string;
+  content: HTMLElement;
+}

@@ -1,0 +1,148 @@
+// The account console: one page at /account/ (views chosen by the URL's fragment), /verify-email and
+// /reset-password. It follows the client's state: signed out, a second factor awaited, signed in.
+import { type AuthSnapshot, createIdentityClient } from '../../client/src/index';
+import { profileView, securityView, sessionsView } from './account-views';
+import type { App, View } from './app';
+import { forgotPasswordView, secondFactorView, signInView, signUpView } from './auth-views';
+import { h, liveRegion, say } from './dom';
+import { resetPasswordPage, verifyEmailPage } from './link-pages';
+
+const params = new URLSearchParams(location.search);
+const askedRealm = params.get('realm');
+const realm = askedRealm && /^[a-z0-9][a-z0-9-]{0,62}$/.test(askedRealm) ? askedRealm : 'default';
+const page = location.pathname.replace(/\/+$/, '');
+const onAccount = page === '/account';
+
+const client = createIdentityClient({
+  baseUrl: location.origin,
+  realm,
+  transport: 'cookie',
+  // Sessions bound to a key that never leaves this browser (DPoP): a stolen token alone is useless.
+  dpop: true,
+  // The email link pages need no session.
+  restore: onAccount,
+});
+
+const query = realm === 'default' ? '' : `?realm=${realm}`;
+const status = liveRegion('status');
+const app: App = {
+  client,
+  realm,
+  href: (view) => `/account/${query}${view}`,
+  notify: (message) => say(status, message),
+};
+
+const main = h('main', { id: 'main' });
+const who = h('span', { class: 'who' });
+const header = h(
+  'header',
+  { class: 'top' },
+  h('a', { class: 'brand', href: app.href('') }, 'Account', realm !== 'default' && h('span', { class: 'realm' }, ` · ${realm}`)),
+);
+const nav = h('nav', { 'aria-label': 'Account' });
+document.body.replaceChildren(header, nav, main);
+
+let shown = '';
+
+/** Puts a view on screen; after the first one, its heading takes the focus. */
+function show(key: string, view: View, notice: string | null = null): void {
+  const first = shown === '';
+  shown = key;
+  document.title = `${view.title} — Account`;
+  main.replaceChildren(status, view.content);
+  say(status, notice);
+  if (!first) view.content.querySelector<HTMLElement>('.title')?.focus();
+}
+
+const SIGNED_OUT_NOTICE: Record<string, string> = {
+  'signed-out': 'You have signed out.',
+  'other-tab': 'You signed out in another tab.',
+  'session-ended': 'Your session has ended. Please sign in again.',
+  'reauthentication-required': 'For your security, please sign in again.',
+};
+
+const VIEWS: Record<string, [string, (app: App) => View]> = {
+  profile: ['Profile', profileView],
+  sessions: ['Sessions', sessionsView],
+  security: ['Security', securityView],
+};
+
+function signedInChrome(view: string, snapshot: Extract<AuthSnapshot, { status: 'signed-in' }>): void {
+  who.textContent = snapshot.user?.email ?? '';
+  if (!header.contains(who)) {
+    const signOut = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          // The next sign-in starts from the profile.
+          history.replaceState(null, '', app.href(''));
+          void client.signOut();
+        },
+      },
+      'Sign out',
+    );
+    header.append(h('div', { class: 'account' }, who, signOut));
+  }
+  nav.replaceChildren(
+    h(
+      'ul',
+      {},
+      Object.entries(VIEWS).map(([key, [label]]) =>
+        h('li', {}, h('a', { href: app.href(`#${key}`), 'aria-current': key === view ? 'page' : null }, label)),
+      ),
+    ),
+  );
+  nav.hidden = false;
+}
+
+function signedOutChrome(): void {
+  header.querySelector('.account')?.remove();
+  nav.replaceChildren();
+  nav.hidden = true;
+}
+
+/** Shows what the state and the URL ask for, unless it is on screen already. */
+function route(): void {
+  const snapshot = client.getSnapshot();
+  const fragment = location.hash.slice(1);
+  if (snapshot.status === 'loading') return;
+  if (snapshot.status === 'signed-in') {
+    const view = fragment in VIEWS ? fragment : 'profile';
+    const key = `in:${view}`;
+    signedInChrome(view, snapshot);
+    if (shown !== key) show(key, VIEWS[view][1](app));
+    if (!snapshot.user) void client.me().catch(() => undefined);
+    return;
+  }
+  signedOutChrome();
+  if (snapshot.status === 'mfa-required') {
+    const key = `mfa:${snapshot.reason}`;
+    if (shown !== key) show(key, secondFactorView(app, snapshot.reason, snapshot.methods));
+    return;
+  }
+  const name = fragment === 'sign-up' || fragment === 'forgot-password' ? fragment : 'sign-in';
+  const view = name === 'sign-up' ? signUpView : name === 'forgot-password' ? forgotPasswordView : signInView;
+  const key = `out:${name}`;
+  if (shown !== key) {
+    const notice = shown.startsWith('in:') || shown.startsWith('mfa:') ? (SIGNED_OUT_NOTICE[snapshot.reason ?? ''] ?? null) : null;
+    show(key, view(app), notice);
+  }
+}
+
+if (page === '/verify-email' || page === '/reset-password') {
+  signedOutChrome();
+  const token = params.get('token');
+  show('link', page === '/verify-email' ? verifyEmailPage(app, token) : resetPasswordPage(app, token));
+} else {
+  main.append(h('p', {}, 'Loading…'));
+  client.subscribe(route);
+  // Only the header's name changes with the user: the view stays.
+  client.subscribe(() => {
+    const snapshot = client.getSnapshot();
+    if (snapshot.status === 'signed-in') who.textContent = snapshot.user?.email ?? '';
+  });
+  addEventListener('hashchange', route);
+  void client.ready.then(route);
+}

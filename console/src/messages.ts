@@ -1,0 +1,56 @@
+import { IdentityError } from '../../client/src/index';
+
+const minutes = (seconds: number | undefined) =>
+  seconds === undefined
+    ? 'later'
+    : seconds < 90
+      ? `in ${Math.max(1, Math.round(seconds))} seconds`
+      : `in ${Math.ceil(seconds / 60)} minutes`;
+
+/** A failure found on the page itself, its message meant for the user. */
+export class Problem extends Error {}
+
+/** What to tell the user about a failed call. */
+export function describeError(error: unknown): string {
+  if (error instanceof Problem) return error.message;
+  if (!(error instanceof IdentityError)) return 'Something went wrong. Please try again.';
+  switch (error.code) {
+    case 'INVALID_CREDENTIALS':
+      return 'The email address or password is not correct.';
+    case 'ACCOUNT_LOCKED':
+      return `This account is locked after too many attempts. Try again ${minutes(error.retryAfter)}.`;
+    case 'ACCOUNT_SUSPENDED':
+      return 'This account is suspended. Contact your administrator.';
+    case 'RATE_LIMITED':
+      return `Too many attempts. Try again ${minutes(error.retryAfter)}.`;
+    case 'INVALID_MFA_CODE':
+      return 'That code is not correct, or it was already used.';
+    case 'INVALID_VERIFICATION_TOKEN':
+      return 'This link is not valid any more: it was used already or it has expired.';
+    case 'EMAIL_ALREADY_REGISTERED':
+      return 'An account with this email address exists already. Sign in, or reset its password.';
+    case 'WEBAUTHN_FAILED':
+      return 'The security key or passkey did not answer, or the request was cancelled.';
+    case 'NETWORK_ERROR':
+      return 'The service cannot be reached. Check your connection and try again.';
+    case 'REALM_NOT_FOUND':
+      return 'This sign-in page belongs to no known realm. Check the link.';
+    case 'REGISTRATION_DISABLED':
+      return 'New accounts cannot be created here. Ask your administrator for an invitation.';
+    case 'EMAIL_NOT_VERIFIED':
+      return 'Please verify your email address first: open the link in the email we sent you.';
+    case 'REALM_DISABLED':
+      return 'Sign-in is turned off for this realm.';
+    case 'NOT_SIGNED_IN':
+    case 'INVALID_TOKEN':
+    case 'TOKEN_EXPIRED':
+      return 'Your sign-in has ended. Please sign in again.';
+    case 'VALIDATION_FAILED':
+      return error.details?.length ? 'Please correct the fields marked below.' : error.message;
+    default:
+      return error.message || 'Something went wrong. Please try again.';
+  }
+}
+
+/** The hint shown under every new-password field (the service's password rules). */
+export const PASSWORD_HINT = 'At least 8 characters, not your email address and not a common password.';

@@ -1,0 +1,46 @@
+import { Global, Module } from '@nestjs/common';
+import { HostResolver } from '../application/ports/host-resolver';
+import { WebhookRepository } from '../application/ports/webhook.repository';
+import { WebhookTargetPolicy } from '../application/ports/webhook-target-policy';
+import { CreateWebhookUseCase } from '../application/webhooks/create-webhook.use-case';
+import { DeleteWebhookUseCase } from '../application/webhooks/delete-webhook.use-case';
+import { GetWebhookUseCase } from '../application/webhooks/get-webhook.use-case';
+import { ListWebhookDeliveriesUseCase } from '../application/webhooks/list-webhook-deliveries.use-case';
+import { ListWebhooksUseCase } from '../application/webhooks/list-webhooks.use-case';
+import { RetryWebhookDeliveryUseCase } from '../application/webhooks/retry-webhook-delivery.use-case';
+import { RotateWebhookSecretUseCase } from '../application/webhooks/rotate-webhook-secret.use-case';
+import { UpdateWebhookUseCase } from '../application/webhooks/update-webhook.use-case';
+import { AdminWebhooksController } from '../adapters/http/controllers/admin-webhooks.controller';
+import { TypeOrmWebhookRepository } from '../adapters/persistence/typeorm-webhook.repository';
+import { DnsHostResolver } from '../adapters/webhooks/dns-host-resolver';
+import { PublicWebhookTargetPolicy } from '../adapters/webhooks/public-webhook-target-policy';
+import { WebhookDispatcher } from '../adapters/webhooks/webhook-dispatcher';
+import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-probe';
+
+/**
+ * Webhooks: the admin routes, the deliveries written with each audit event (the audit log's
+ * decorator in ObservabilityModule takes the repository from here, hence global), the
+ * dispatcher that signs and sends them, and the SSRF rule with its resolver.
+ */
+@Global()
+@Module({
+  controllers: [AdminWebhooksController],
+  providers: [
+    TypeOrmWebhookRepository,
+    { provide: WebhookRepository, useExisting: TypeOrmWebhookRepository },
+    { provide: HostResolver, useClass: DnsHostResolver },
+    { provide: WebhookTargetPolicy, useClass: PublicWebhookTargetPolicy },
+    WebhookDispatcher,
+    WebhookReadinessProbe,
+    CreateWebhookUseCase,
+    ListWebhooksUseCase,
+    GetWebhookUseCase,
+    UpdateWebhookUseCase,
+    DeleteWebhookUseCase,
+    RotateWebhookSecretUseCase,
+    ListWebhookDeliveriesUseCase,
+    RetryWebhookDeliveryUseCase,
+  ],
+  exports: [TypeOrmWebhookRepository, WebhookReadinessProbe],
+})
+export class WebhooksModule {}

@@ -1,0 +1,68 @@
+import { AccessTokenError, type AccessTokenVerifier, type VerifiedAccessToken } from './verifier.js';
+
+/** The parts of an Express (or plain Node) request the middleware reads. */
+export interface RequestLike {
+  method: string;
+  /** Express: the path and query as the client sent them, before any router mount point was cut. */
+  originalUrl?: string;
+  url?: string;
+  headers: Record<string, string | string[] | undefined>;
+  protocol?: string;
+  /** Set by the middleware on success. */
+  accessToken?: VerifiedAccessToken;
+}
+
+/** The parts of a response the middleware writes on a refusal. */
+export interface ResponseLike {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body: string): unknown;
+}
+
+export interface AccessTokenMiddlewareOptions {
+  /**
+   * The origin clients call this backend at (scheme, host, port), e.g. `https://api.example.com`,
+   * to rebuild the URL a DPoP proof must name (`htu`). Set it behind a proxy or load balancer;
+   * by default it is taken from the request (`req.protocol`, honouring Express's `trust proxy`,
+   * and the Host header).
+   */
+  publicOrigin?: string;
+}
+
+/**
+ * Express middleware: checks the access token (and DPoP proof) of every request it sees. On
+ * success `req.accessToken` holds the {@link VerifiedAccessToken} and the next handler runs; on
+ * refusal it answers 401 with `WWW-Authenticate` and `{"error": code, "error_description": …}`.
+ * Any other failure (the keys could not be fetched) goes to Express's error handling.
+ */
+export function requireAccessToken(verifier: AccessTokenVerifier, options: AccessTokenMiddlewareOptions = {}) {
+  return (req: RequestLike, res: ResponseLike, next: (error?: unknown) => void): void => {
+    verifier
+      .verify({
+        authorization: req.headers.authorization,
+        dpop: req.headers.dpop,
+        method: req.method,
+        url: requestUrl(req, options.publicOrigin),
+      })
+      .then((token) => {
+        req.accessToken = token;
+        next();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof AccessTokenError)) return next(error);
+        res.statusCode = error.status;
+        res.setHeader('WWW-Authenticate', error.wwwAuthenticate);
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ error: error.code, error_description: error.message }));
+      });
+  };
+}
+
+/** The URL the client called: the public origin (or the request's own) and the original path. */
+export function requestUrl(req: RequestLike, publicOrigin?: string): string {
+  const path = req.originalUrl ?? req.url ?? '/';
+  if (publicOrigin) return `${publicOrigin.replace(/\/+$/, '')}${path}`;
+  const host = Array.isArray(req.headers.host) ? req.headers.host[0] : req.headers.host;
+  return `${req.protocol ?? 'http'}://${host ?? 'localhost'}${path}`;
+}

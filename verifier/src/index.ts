@@ -1,0 +1,12 @@
+export {
+  AccessTokenError,
+  createAccessTokenVerifier,
+  DPOP_ALGS,
+  type AccessTokenErrorCode,
+  type AccessTokenVerifier,
+  type AccessTokenVerifierOptions,
+  type TokenRequest,
+  type VerifiedAccessToken,
+} from './verifier.js';
+export { requestUrl, requireAccessToken, type AccessTokenMiddlewareOptions, type RequestLike, type ResponseLike } from './express.js';
+export { MemoryReplayCache, type ReplayCache } from './replay-cache.js';

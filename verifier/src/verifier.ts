@@ -1,0 +1,274 @@
+import { createHash } from 'node:crypto';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  customFetch,
+  decodeProtectedHeader,
+  EmbeddedJWK,
+  errors,
+  jwtVerify,
+  type FetchImplementation,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
+import { MemoryReplayCache, type ReplayCache } from './replay-cache.js';
+
+/** Access tokens are signed with ES256 and carry the header type at+jwt (RFC 9068). */
+const ACCESS_TOKEN_ALGORITHMS = ['ES256'];
+const ACCESS_TOKEN_TYPE = 'at+jwt';
+/** DPoP proofs: RFC 9449, the algorithms the service accepts too. */
+const PROOF_ALGORITHMS = ['ES256', 'EdDSA'];
+const PROOF_TYPE = 'dpop+jwt';
+const MAX_JTI_LENGTH = 128;
+const MAX_TOKEN_LENGTH = 8192;
+/** The WWW-Authenticate parameter naming the proof algorithms. */
+export const DPOP_ALGS = `algs="${PROOF_ALGORITHMS.join(' ')}"`;
+
+export interface AccessTokenVerifierOptions {
+  /** The service's issuer (its `JWT_ISSUER`, by default its `PUBLIC_URL`), e.g. `https://id.example.com`: the `iss` every token must carry. */
+  issuer: string;
+  /** The realm id(s) whose tokens this backend accepts (the `realm` claim). */
+  realm: string | readonly string[];
+  /** Where the public keys are; default `<issuer>/.well-known/jwks.json`. */
+  jwksUri?: string | URL;
+  /** How long fetched keys are used before they are fetched again (default 10 minutes). */
+  jwksMaxAgeMs?: number;
+  /** A token naming an unknown `kid` fetches the keys again, at most once per this many ms (default 30 s). */
+  jwksCooldownMs?: number;
+  /** Allowed clock difference for `exp`, `iat` and `nbf` of access tokens, in seconds (default 5). */
+  clockToleranceSeconds?: number;
+  /** How far a proof's `iat` may be from now, either way, in seconds (default 60, as the service). */
+  proofMaxAgeSeconds?: number;
+  /** Remembers proof ids; default: in memory, per process. */
+  replayCache?: ReplayCache;
+  /** The current time (default: the system clock). */
+  now?: () => Date;
+  /** The fetch used for the keys (default: the global fetch). */
+  fetch?: FetchImplementation;
+}
+
+/** What a backend knows about the request to check its token. */
+export interface TokenRequest {
+  /** The Authorization header: `Bearer <token>` or `DPoP <token>`. */
+  authorization: string | string[] | undefined;
+  /** The DPoP header (a proof), for DPoP tokens. */
+  dpop?: string | string[] | undefined;
+  /** The HTTP method, e.g. GET. */
+  method: string;
+  /** The URL the client called, as it called it (scheme, host, port, path); query and fragment are ignored. */
+  url: string | URL;
+}
+
+/** A checked access token. */
+export interface VerifiedAccessToken {
+  /** The user id. */
+  sub: string;
+  realm: string;
+  /** The session id. */
+  sid: string;
+  roles: string[];
+  /** How the session was authenticated (RFC 8176), e.g. ["pwd","otp"]. */
+  amr: string[];
+  jti: string;
+  iat: number;
+  exp: number;
+  scheme: 'Bearer' | 'DPoP';
+  /** For DPoP tokens: the RFC 7638 thumbprint of the key the token is bound to. */
+  jkt?: string;
+  /** Every claim of the token, as signed. */
+  claims: JWTPayload;
+}
+
+export type AccessTokenErrorCode = 'missing_token' | 'invalid_token' | 'invalid_dpop_proof';
+
+/** The token was refused: answer 401 with {@link AccessTokenError.wwwAuthenticate}. */
+export class AccessTokenError extends Error {
+  readonly status = 401;
+
+  constructor(
+    readonly code: AccessTokenErrorCode,
+    message: string,
+    /** The scheme the challenge names: DPoP for bound tokens and proof problems. */
+    readonly scheme: 'Bearer' | 'DPoP',
+  ) {
+    super(message);
+    this.name = 'AccessTokenError';
+  }
+
+  /** The WWW-Authenticate header value for the 401 answer (RFC 6750 §3, RFC 9449 §7.1). */
+  get wwwAuthenticate(): string {
+    if (this.code === 'missing_token') return `Bearer, DPoP ${DPOP_ALGS}`;
+    if (this.scheme === 'Bearer') return `Bearer error="invalid_token", error_description="${this.message}"`;
+    return `DPoP error="${this.code}", error_description="${this.message}", ${DPOP_ALGS}`;
+  }
+}
+
+export interface AccessTokenVerifier {
+  /**
+   * Checks the request's access token and, for a DPoP-bound token, its proof.
+   * @throws AccessTokenError — missing_token, invalid_token (signature, issuer, realm, type,
+   *   expiry, or a token sent under the wrong scheme) or invalid_dpop_proof.
+   * @throws any other error when the keys cannot be fetched (answer 5xx, not 401).
+   */
+  verify(request: TokenRequest): Promise<VerifiedAccessToken>;
+}
+
+/**
+ * A verifier of the service's access tokens that never calls the service except for its public
+ * keys. Keys come from the JWKS, are cached, and are fetched again when a token names a `kid`
+ * that is not in the cache (a rotation), at most once per cooldown.
+ *
+ * A token is accepted when: it is a JWS with header `typ` at+jwt and alg ES256, signed by a key
+ * of the JWKS; `iss` is the issuer; `realm` is one of the realms; `exp` is in the future (within
+ * the clock tolerance); `sub`, `sid` are strings. A token with `cnf.jkt` is bound to a DPoP key:
+ * it must come with the DPoP scheme and a proof (RFC 9449 §4.3) — header `typ` dpop+jwt, alg ES256
+ * or EdDSA, a public `jwk` whose thumbprint is `cnf.jkt` and whose signature verifies; `htm` the
+ * request method; `htu` the request URL without query or fragment; `iat` within the proof window;
+ * `ath` the SHA-256 of the token; a `jti` not seen before within twice the window. A token
+ * without `cnf` must come with the Bearer scheme.
+ */
+export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): AccessTokenVerifier {
+  const issuer = options.issuer;
+  const realms = new Set(typeof options.realm === 'string' ? [options.realm] : options.realm);
+  if (!issuer) throw new TypeError('issuer is required');
+  if (realms.size === 0) throw new TypeError('realm is required');
+  const jwksUri = new URL(options.jwksUri ?? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`);
+  const keys = createRemoteJWKSet(jwksUri, {
+    cacheMaxAge: options.jwksMaxAgeMs ?? 10 * 60_000,
+    cooldownDuration: options.jwksCooldownMs ?? 30_000,
+    ...(options.fetch ? { [customFetch]: options.fetch } : {}),
+  });
+  const clockTolerance = options.clockToleranceSeconds ?? 5;
+  const proofMaxAge = options.proofMaxAgeSeconds ?? 60;
+  const now = options.now ?? (() => new Date());
+  const replays = options.replayCache ?? new MemoryReplayCache(100_000, () => now().getTime());
+
+  async function verify(request: TokenRequest): Promise<VerifiedAccessToken> {
+    const { scheme, token } = readAuthorization(request.authorization);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer,
+        typ: ACCESS_TOKEN_TYPE,
+        algorithms: ACCESS_TOKEN_ALGORITHMS,
+        currentDate: now(),
+        clockTolerance,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      // The keys could not be fetched: not the token's fault (the caller answers 5xx).
+      if (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) throw error;
+      throw new AccessTokenError('invalid_token', describe(error), scheme);
+    }
+    const { sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload as JWTPayload & Record<string, unknown>;
+    if (typeof realm !== 'string' || !realms.has(realm))
+      throw new AccessTokenError('invalid_token', 'The token is for another realm', scheme);
+    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') {
+      throw new AccessTokenError('invalid_token', 'The token lacks its subject or session', scheme);
+    }
+    const jkt = isConfirmation(cnf) ? cnf.jkt : undefined;
+    if (cnf !== undefined && jkt === undefined) throw new AccessTokenError('invalid_token', 'The token has a malformed cnf claim', scheme);
+    if (jkt !== undefined && scheme !== 'DPoP') {
+      // RFC 9449 §7.2: a bound token presented as a bearer token is refused.
+      throw new AccessTokenError('invalid_dpop_proof', 'This token is bound to a DPoP key: use the DPoP scheme with a proof', 'DPoP');
+    }
+    if (jkt === undefined && scheme === 'DPoP')
+      throw new AccessTokenError('invalid_token', 'This token is not bound to a DPoP key', 'DPoP');
+    if (jkt !== undefined) await verifyProof(request, token, jkt);
+    return {
+      sub,
+      realm,
+      sid,
+      roles: stringArray(roles),
+      amr: stringArray(amr),
+      jti: typeof jti === 'string' ? jti : '',
+      iat: typeof iat === 'number' ? iat : 0,
+      exp,
+      scheme,
+      ...(jkt !== undefined ? { jkt } : {}),
+      claims: payload,
+    };
+  }
+
+  async function verifyProof(request: TokenRequest, token: string, jkt: string): Promise<void> {
+    const refuse = (message: string) => new AccessTokenError('invalid_dpop_proof', message, 'DPoP');
+    const proof = single(request.dpop);
+    if (!proof) throw refuse('A DPoP proof is required');
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(proof);
+    } catch {
+      throw refuse('The DPoP proof is not a JWT');
+    }
+    if (header.typ !== PROOF_TYPE) throw refuse('The DPoP proof must have typ dpop+jwt');
+    if (typeof header.alg !== 'string' || !PROOF_ALGORITHMS.includes(header.alg)) throw refuse('The DPoP proof must use ES256 or EdDSA');
+    const jwk = header.jwk as JWK | undefined;
+    if (!jwk || typeof jwk !== 'object' || 'd' in jwk) throw refuse('The DPoP proof must carry its public key');
+    let claims: JWTPayload;
+    try {
+      // EmbeddedJWK verifies with the header's jwk and refuses a private key there.
+      ({ payload: claims } = await jwtVerify(proof, EmbeddedJWK, { typ: PROOF_TYPE, algorithms: PROOF_ALGORITHMS }));
+    } catch {
+      throw refuse('The DPoP proof signature is invalid');
+    }
+    if ((await calculateJwkThumbprint(jwk, 'sha256')) !== jkt) throw refuse('The DPoP proof is signed by another key');
+    if (claims.htm !== request.method.toUpperCase()) throw refuse('The DPoP proof is for another method');
+    if (typeof claims.htu !== 'string' || normaliseUrl(claims.htu) !== normaliseUrl(request.url))
+      throw refuse('The DPoP proof is for another URL');
+    const nowSeconds = Math.floor(now().getTime() / 1000);
+    if (typeof claims.iat !== 'number' || Math.abs(nowSeconds - claims.iat) > proofMaxAge)
+      throw refuse('The DPoP proof is too old or too new');
+    if (claims.ath !== createHash('sha256').update(token).digest('base64url')) throw refuse('The DPoP proof is for another token');
+    if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > MAX_JTI_LENGTH) {
+      throw refuse('The DPoP proof needs a jti of at most 128 characters');
+    }
+    // Remembered for twice the window: a proof stays acceptable by iat for at most that long.
+    const expiresAt = (claims.iat + proofMaxAge) * 1000 + proofMaxAge * 1000;
+    if (!(await replays.firstUse(`${jkt}:${claims.jti}`, expiresAt))) throw refuse('The DPoP proof was already used');
+  }
+
+  return { verify };
+}
+
+function readAuthorization(header: string | string[] | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } {
+  const value = single(header);
+  if (!value) throw new AccessTokenError('missing_token', 'An access token is required', 'Bearer');
+  const match = /^(Bearer|DPoP) +([A-Za-z0-9_.~+/-]+=*)$/i.exec(value.trim());
+  if (!match) throw new AccessTokenError('invalid_token', 'The Authorization header must be Bearer or DPoP with a token', 'Bearer');
+  const scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+  if (match[2].length > MAX_TOKEN_LENGTH) throw new AccessTokenError('invalid_token', 'The token is too long', scheme);
+  return { scheme, token: match[2] };
+}
+
+/** One header value; a repeated header (an array, or values joined by commas) counts as none. */
+function single(value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value)) return value.length === 1 ? single(value[0]) : undefined;
+  if (typeof value !== 'string' || value.includes(',')) return undefined;
+  return value.trim() || undefined;
+}
+
+/** Scheme, host, port and path as URL parsing normalises them (RFC 9449 §4.3: no query, no fragment). */
+function normaliseUrl(url: string | URL): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'The token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'iss') return 'The token is from another issuer';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'The token is signed by an unknown key';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'The token signature is invalid';
+  return 'The token is invalid';
+}
+
+function isConfirmation(value: unknown): value is { jkt: string } {
+  return !!value && typeof value === 'object' && typeof (value as { jkt?: unknown }).jkt === 'string';
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
