@@ -120,7 +120,13 @@ async function scenario(name) {
   if (name === 'me') {
     const ip = nextIp();
     const { json: j } = await login(seedEmail(0), PASSWORD, ip);
-    return [{ method: 'GET', path: '/api/v1/auth/me', headers: { ...COMMON, authorization: `Bearer ${j.tokens.accessToken}`, 'x-forwarded-for': ip } }];
+    return [
+      {
+        method: 'GET',
+        path: '/api/v1/auth/me',
+        headers: { ...COMMON, authorization: `Bearer ${j.tokens.accessToken}`, 'x-forwarded-for': ip },
+      },
+    ];
   }
   if (name === 'me-dpop') {
     const ip = nextIp();
@@ -243,7 +249,15 @@ async function run(name, amount) {
   const threadsAfter = threadCpu(PID);
   const ok = result['2xx'];
   const main = (threadsAfter.node ?? 0) - (threadsBefore.node ?? 0);
-  return { ok, non2xx: result.non2xx, errors: result.errors, cpuMs: ((after - before) * 1000) / ok, mainMs: (main * 1000) / ok, rps: result.requests.average, p99: result.latency.p99 };
+  return {
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuMs: ((after - before) * 1000) / ok,
+    mainMs: (main * 1000) / ok,
+    rps: result.requests.average,
+    p99: result.latency.p99,
+  };
 }
 
 if (SCENARIO === 'seed') {
@@ -271,6 +285,8 @@ if (SCENARIO === 'seed') {
     );
   }
   const sorted = results.map((r) => r.cpuMs).sort((a, b) => a - b);
-  console.log(`${SCENARIO} median server CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(3)} ms/req; rss ${JSON.stringify(rssMb(PID))}`);
+  console.log(
+    `${SCENARIO} median server CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(3)} ms/req; rss ${JSON.stringify(rssMb(PID))}`,
+  );
   await client?.end();
 }

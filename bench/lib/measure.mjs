@@ -16,7 +16,7 @@ export function median(values) {
  * serving the benchmark database (empty with the embedded database, whose work is the server's).
  */
 export async function runOnce({ origin, scenario, connections, duration, server, databasePids }) {
-  scenario.beforeRun?.();
+  await scenario.beforeRun?.();
   const pids0 = await databasePids();
   const db0 = cpuByPid(pids0);
   const server0 = processCpuSeconds(server.pid);

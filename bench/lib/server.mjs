@@ -45,6 +45,8 @@ export function benchEnv({ port, database, bcryptCost }) {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: String(port),
+    // DPoP proofs name this origin in `htu`.
+    API_URL: `http://127.0.0.1:${port}`,
     BCRYPT_COST: String(bcryptCost),
     OUTBOX_POLL_INTERVAL_MS: '0',
     HOUSEKEEPING_INTERVAL_SECONDS: '0',
