@@ -646,7 +646,12 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped,
   log(`results: ${path.relative(process.cwd(), resultsDir)}/`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (process.argv.includes('--soak')) {
+  // `npm run bench -- --soak [options]`: the soak instead of the benchmark (same as `npm run soak`).
+  await import('./soak.mjs');
+} else {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
