@@ -106,8 +106,10 @@ describe('PW / AUTH — passwords, registration and login (SECURITY.md)', () => 
       }
       const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
       // Without the dummy comparison an unknown email would answer a whole bcrypt comparison
-      // (~180 ms at cost 12, more on a loaded machine) sooner: a gap near median(known).
-      expect(median(gaps)).toBeLessThan(Math.max(30, 0.25 * median(known)));
+      // (~180 ms at cost 12, more on a loaded machine) sooner: a gap near median(known), 100 %.
+      // With it, scheduling noise on a machine busy with other test files and processes has been
+      // seen at up to 26 %; half of a comparison keeps the two cases far apart.
+      expect(median(gaps)).toBeLessThan(Math.max(30, 0.5 * median(known)));
     } finally {
       await timed.close();
     }
