@@ -30,17 +30,9 @@ import {
 import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
 import { machineDescription } from './lib/proc.mjs';
 import { benchEnv, freePort, productionNodeFlags, startServer } from './lib/server.mjs';
+import { option } from './lib/options.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-function option(name, fallback) {
-  const inline = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (inline) return inline.slice(name.length + 3);
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  return value === undefined || value.startsWith('--') ? true : value;
-}
 
 const CONNECTIONS = Number(option('connections', 4));
 const DURATION = Number(option('duration', 10));

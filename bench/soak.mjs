@@ -19,17 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { createBenchDatabase } from './lib/database.mjs';
 import { rssBytes } from './lib/proc.mjs';
 import { benchEnv, freePort, startServer } from './lib/server.mjs';
+import { option } from './lib/options.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-function option(name, fallback) {
-  const inline = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (inline) return inline.slice(name.length + 3);
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  return value === undefined || value.startsWith('--') ? true : value;
-}
 
 const DURATION = Number(option('duration', 600));
 const CONNECTIONS = Number(option('connections', 16));
