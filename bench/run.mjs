@@ -77,6 +77,12 @@ const FINGERPRINT = JSON.stringify({
 const CLIENT_HEADERS = { 'user-agent': USER_AGENT, 'accept-language': ACCEPT_LANGUAGE };
 const JSON_HEADERS = { ...CLIENT_HEADERS, 'content-type': 'application/json' };
 const LARGE_REALM = 'bench-large';
+// The webhook budget is a difference of about a millisecond; at bcrypt cost 12 a login is ~60 ms
+// of CPU and run-to-run noise is larger than that. So this realm's users have a cost-4 hash
+// (~1 ms), and the same login is measured without and then with five subscribed webhooks.
+const HOOKS_REALM = 'bench-hooks';
+const HOOKS_USERS = 2000;
+const HOOKS_COUNT = 5;
 
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
 const tag = stamp.replace('_', '');
@@ -187,6 +193,16 @@ async function main() {
       await seedUsers(db, { realm: LARGE_REALM, prefix: 'l', count: LARGE_USERS, passwordHash });
       largeAdminToken = await seedAdmin(db, { realm: LARGE_REALM, email: `admin.${tag}@bench.example.com`, passwordHash, tag, template });
     }
+    const lightHash = await bcrypt.hash(preHash(PASSWORD), 4);
+    await db.query(`INSERT INTO realms (id, name, created_at) VALUES ($1, 'Webhooks', now())`, [HOOKS_REALM]);
+    await seedUsers(db, { realm: HOOKS_REALM, prefix: 'h', count: HOOKS_USERS, passwordHash: lightHash });
+    const hooksAdminToken = await seedAdmin(db, {
+      realm: HOOKS_REALM,
+      email: `admin.${tag}@bench.example.com`,
+      passwordHash,
+      tag,
+      template,
+    });
     await checkSeededToken(db, tag);
     await db.query('VACUUM ANALYZE');
     const counts = (
@@ -235,6 +251,34 @@ async function main() {
           })
         ).tokens.accessToken
       : null;
+    const hooksAdminAccess = (
+      await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
+        body: { refreshToken: hooksAdminToken, deviceFingerprint: FINGERPRINT },
+        headers: { 'x-realm-id': HOOKS_REALM },
+      })
+    ).tokens.accessToken;
+    const hooksUsers = [];
+    for (let i = 0; i < HOOKS_USERS; i++) if (seededStatus(i) === 'active') hooksUsers.push(seededEmail('h', i));
+    const hooksLogin = (name, what, setup) => ({
+      name,
+      what,
+      setup,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/auth/login',
+          headers: { ...JSON_HEADERS, 'x-realm-id': HOOKS_REALM },
+          setupRequest: (req) => {
+            req.body = JSON.stringify({
+              email: hooksUsers[counter++ % hooksUsers.length],
+              password: PASSWORD,
+              deviceFingerprint: FINGERPRINT,
+            });
+            return req;
+          },
+        },
+      ],
+    });
     // A DPoP-bound session (login with a proof made by jose, an independent implementation).
     const dpopKey = await jose.generateKeyPair('ES256');
     const dpopJwk = await jose.exportJWK(dpopKey.publicKey);
@@ -280,6 +324,19 @@ async function main() {
           },
         ],
       },
+      hooksLogin('login-light', `POST /api/v1/auth/login in realm ${HOOKS_REALM}, bcrypt cost 4, no webhook`),
+      hooksLogin(
+        'login-webhooks',
+        `the same login with ${HOOKS_COUNT} webhooks subscribed to login.succeeded (one delivery row each per login; delivery paused)`,
+        async () => {
+          for (let i = 0; i < HOOKS_COUNT; i++) {
+            await expectOk(origin, 'POST', '/v1/admin/webhooks', {
+              body: { url: `http://127.0.0.1:9/bench-hook-${i}`, events: ['login.succeeded'], description: `bench ${i}` },
+              headers: { authorization: `Bearer ${hooksAdminAccess}`, 'x-realm-id': HOOKS_REALM },
+            });
+          }
+        },
+      ),
       {
         name: 'register',
         what: `POST /api/v1/auth/register, a new email each time (bcrypt cost ${BCRYPT_COST}, verification email queued)`,
@@ -516,6 +573,7 @@ async function main() {
           continue;
         }
       }
+      await scenario.setup?.();
       log(`== ${scenario.name}: ${scenario.what}; warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s at ${CONNECTIONS} connections`);
       results.push(
         await measureScenario({
@@ -537,9 +595,10 @@ async function main() {
     }
     if (!limit && ONLY?.includes('bcrypt')) await measureLimit();
 
+    const deliveriesWritten = await countDeliveries(database, HOOKS_REALM);
     await server.stop();
     server = null;
-    report({ machine, dbVersion, database, counts, results, limit, skipped, clientSize: await clientBundleSize() });
+    report({ machine, dbVersion, database, counts, results, limit, skipped, deliveriesWritten, clientSize: await clientBundleSize() });
   } finally {
     if (monitor) await monitor.close().catch(() => undefined);
     if (server) await server.stop().catch(() => undefined);
@@ -548,7 +607,18 @@ async function main() {
   }
 }
 
-function report({ machine, dbVersion, database, counts, results, limit, skipped, clientSize }) {
+/** Delivery rows written in `realm` (the webhooks benchmark checks that every login wrote its five). */
+async function countDeliveries(database, realm) {
+  if (database.kind !== 'postgresql') return null; // the embedded database is held by the server
+  const db = await database.open();
+  try {
+    return (await db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE realm_id = $1', [realm])).rows[0].n;
+  } finally {
+    await db.close();
+  }
+}
+
+function report({ machine, dbVersion, database, counts, results, limit, skipped, deliveriesWritten, clientSize }) {
   const mb = (bytes) => Math.round(bytes / 2 ** 20);
   const lines = [];
   lines.push(`identity-service benchmark ${stamp}`);
@@ -598,6 +668,17 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped,
     const extra = meDpop.serverCpuMsPerReq - me.serverCpuMsPerReq;
     lines.push(
       `me-dpop − me: ${round(extra, 2)} ms server CPU per request (budget ≤ 0.3 ms: ${extra <= 0.3 ? 'met' : 'MISSED'}); a proof costs one ES256 verification and a replay-cache entry`,
+    );
+  }
+  const light = byName('login-light');
+  const hooked = byName('login-webhooks');
+  if (light && hooked) {
+    const extra = hooked.serverCpuMsPerReq - light.serverCpuMsPerReq;
+    const extraDb = hooked.databaseCpuMsPerReq - light.databaseCpuMsPerReq;
+    lines.push(
+      `login-webhooks − login-light: ${round(extra, 2)} ms server CPU per login (budget ≤ 1 ms: ${extra <= 1 ? 'met' : 'MISSED'})` +
+        (database.kind === 'postgresql' ? `, ${round(extraDb, 2)} ms PostgreSQL CPU` : '') +
+        (deliveriesWritten !== null ? `; ${deliveriesWritten} delivery rows written` : ''),
     );
   }
   const refresh = byName('refresh');
