@@ -20,7 +20,9 @@ let oathtoolInstalled: boolean | undefined;
 export function oathtoolTotp(secret: string, at: Date): string {
   oathtoolInstalled ??= spawnSync('oathtool', ['--version'], { stdio: 'ignore' }).status === 0;
   if (oathtoolInstalled) {
-    return execFileSync('oathtool', ['--totp', '--base32', `--now=@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+    return execFileSync('oathtool', ['--totp', '--base32', `--now=@${Math.floor(at.getTime() / 1000)}`, secret], {
+      encoding: 'utf8',
+    }).trim();
   }
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
   return totp.generate({ timestamp: at.getTime() });
