@@ -15,6 +15,7 @@
  * Set FINGERPRINT_EVAL_QUIET=1 to silence the printed tables, FINGERPRINT_EVAL_SEED to draw another
  * corpus (the assertions must hold for any seed, not only the default one).
  */
+import { createHash } from 'node:crypto';
 import { UaParserDeviceDetector } from '../../../src/adapters/device/ua-parser-device-detector';
 import { DetectedDevice } from '../../../src/application/ports/device-detector';
 import {
@@ -714,15 +715,9 @@ type Mode = 'components' | 'server-only' | 'lite-collector' | 'opaque-readable' 
 
 const LITE_KEYS = ['ua', 'platform', 'lang', 'languages', 'tz', 'screen', 'colorDepth', 'dpr', 'cores', 'touch', 'cookies'];
 
-/** FNV-1a based 128-bit hex digest: enough to model a client that hashes its components. */
+/** A 128-bit hex digest, as a client that hashes its components would send. */
 function digest(text: string): string {
-  let out = '';
-  for (const seed of [0x811c9dc5, 0x01000193, 0x5bd1e995, 0x27d4eb2d]) {
-    let h = seed >>> 0;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-    out += h.toString(16).padStart(8, '0');
-  }
-  return out;
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
 const detector = new UaParserDeviceDetector();
