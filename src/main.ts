@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { configureApp } from './adapters/http/configure-app';
 import { installGracefulShutdown } from './adapters/http/graceful-shutdown';
+import { JsonReplyExpressAdapter } from './adapters/http/json-reply-adapter';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { ConfigError, loadConfig } from './config/load-config';
@@ -19,7 +20,7 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
   if (config.profile === 'development') announceDevelopmentProfile(config);
-  const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create(AppModule, new JsonReplyExpressAdapter(), { bodyParser: false, bufferLogs: true });
   configureApp(app);
   installGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutSeconds * 1000 });
   await app.listen(config.port, config.host);

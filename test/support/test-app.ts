@@ -5,6 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../src/application/ports/clock';
 import { configureApp } from '../../src/adapters/http/configure-app';
+import { JsonReplyExpressAdapter } from '../../src/adapters/http/json-reply-adapter';
 import { AppModule } from '../../src/app.module';
 import { AppConfig } from '../../src/config/app-config';
 import { loadConfig } from '../../src/config/load-config';
@@ -77,7 +78,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   }
   if (options.override) builder = options.override(builder);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+  const app = moduleRef.createNestApplication(new JsonReplyExpressAdapter(), { bodyParser: false, logger: false });
   configureApp(app);
   await app.init();
   const http = app.getHttpServer();
