@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { randomUUID, createHash } from 'node:crypto';
 import * as jose from 'jose';
 import pg from 'pg';
+import { httpCall } from './lib/http.mjs';
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -58,21 +59,7 @@ function rssMb(pid) {
   return { rss: Number(/VmRSS:\s+(\d+)/.exec(s)[1]) / 1024, hwm: Number(/VmHWM:\s+(\d+)/.exec(s)[1]) / 1024 };
 }
 
-async function call(method, p, { body, headers = {} } = {}) {
-  const res = await fetch(ORIGIN + p, {
-    method,
-    headers: { ...COMMON, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
+const call = (method, p, options = {}) => httpCall(ORIGIN, method, p, { ...options, clientHeaders: COMMON });
 
 async function login(email, password, ip, { realm, headers = {} } = {}) {
   const r = await call('POST', '/api/v1/auth/login', {

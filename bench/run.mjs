@@ -31,6 +31,7 @@ import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
 import { machineDescription } from './lib/proc.mjs';
 import { benchEnv, freePort, productionNodeFlags, startServer } from './lib/server.mjs';
 import { option } from './lib/options.mjs';
+import { httpCall } from './lib/http.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -90,21 +91,7 @@ const resultsDir = path.join(HERE, 'results', stamp);
 fs.mkdirSync(resultsDir, { recursive: true });
 const log = (line) => process.stderr.write(`${line}\n`);
 
-async function call(origin, method, urlPath, { body, headers = {} } = {}) {
-  const res = await fetch(origin + urlPath, {
-    method,
-    headers: { ...(body !== undefined ? JSON_HEADERS : CLIENT_HEADERS), ...headers },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, json, text };
-}
+const call = (origin, method, urlPath, options = {}) => httpCall(origin, method, urlPath, { ...options, clientHeaders: CLIENT_HEADERS });
 
 async function expectOk(origin, method, urlPath, options) {
   const res = await call(origin, method, urlPath, options);

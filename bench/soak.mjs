@@ -20,6 +20,7 @@ import { createBenchDatabase } from './lib/database.mjs';
 import { rssBytes } from './lib/proc.mjs';
 import { benchEnv, freePort, startServer } from './lib/server.mjs';
 import { option } from './lib/options.mjs';
+import { httpCall } from './lib/http.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -41,20 +42,9 @@ const resultsDir = path.join(HERE, 'results', `soak-${stamp}`);
 const log = (line) => process.stderr.write(`${line}\n`);
 const email = (i) => `soak-${String(i).padStart(5, '0')}@bench.example.com`;
 
-async function call(origin, method, p, { body, headers = {} } = {}) {
-  const res = await fetch(origin + p, {
-    method,
-    headers: { ...(body !== undefined ? JSON_HEADERS : HEADERS), ...headers },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${p} → ${res.status} ${text.slice(0, 200)}`);
+async function call(origin, method, p, options = {}) {
+  const { status, json, text } = await httpCall(origin, method, p, { ...options, clientHeaders: HEADERS });
+  if (status < 200 || status > 299) throw new Error(`${method} ${p} → ${status} ${text.slice(0, 200)}`);
   return json;
 }
 
