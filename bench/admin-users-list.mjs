@@ -35,7 +35,7 @@ if (!process.env.DATABASE_URL) {
   console.error('DATABASE_URL must point at a PostgreSQL server (a database bench_users_<stamp> is created there and dropped).');
   process.exit(2);
 }
-for (const file of ['dist/src/adapters/persistence/persistence.module.js', 'dist/src/adapters/persistence/typeorm-user.repository.js']) {
+for (const file of ['dist/src/adapters/persistence/open-database.js', 'dist/src/adapters/persistence/typeorm-user.repository.js']) {
   if (!fs.existsSync(path.join(ROOT, file))) {
     console.error(`${file} is missing: run npm run build first.`);
     process.exit(2);
@@ -43,7 +43,7 @@ for (const file of ['dist/src/adapters/persistence/persistence.module.js', 'dist
 }
 
 const { loadConfig } = require(path.join(ROOT, 'dist/src/config/load-config.js'));
-const { openDatabase } = require(path.join(ROOT, 'dist/src/adapters/persistence/persistence.module.js'));
+const { openDatabase } = require(path.join(ROOT, 'dist/src/adapters/persistence/open-database.js'));
 const { TypeOrmTransaction } = require(path.join(ROOT, 'dist/src/adapters/persistence/typeorm-transaction.js'));
 const { TypeOrmUserRepository } = require(path.join(ROOT, 'dist/src/adapters/persistence/typeorm-user.repository.js'));
 
@@ -128,6 +128,12 @@ async function main() {
         },
       }),
     });
+    // Statements sent as named prepared statements bypass the manager: record those too.
+    const prepared = tx.prepared.bind(tx);
+    tx.prepared = (name, sql, params) => {
+      if (recording) recording.push({ sql, params: [...params] });
+      return prepared(name, sql, params);
+    };
     const users = new TypeOrmUserRepository(tx);
     const results = [];
     const explains = [];

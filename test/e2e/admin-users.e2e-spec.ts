@@ -145,6 +145,8 @@ describe('admin users', () => {
       ['%', ['dave']],
       ['_', ['dave']],
       ['nobody-matches', []],
+      ['ALICE.SMITH@EXAMPLE', ['alice']],
+      ['ob buil', ['bob']],
     ])('searches email and name case-insensitively and literally: %s', async (search, expected) => {
       const res = await list.get(`/users?search=${encodeURIComponent(search)}`);
       expect(res.status).toBe(200);
@@ -164,6 +166,19 @@ describe('admin users', () => {
       expect(res.status).toBe(200);
       expect(res.body.users.map((u: { id: string }) => u.id)).toEqual(expected.map((k) => people[k]));
       expect(res.body.pagination.total).toBe(expected.length);
+    });
+
+    it('finds non-ASCII names and emails whatever the case and the Unicode form of the term', async () => {
+      const created = await list.post('/users').send({ email: 'zoë@example.org', name: 'Zoë Ångström', password: PASSWORD });
+      expect(created.status).toBe(201);
+      try {
+        for (const term of ['ÅNGSTRÖM', 'zoë å', 'ZOË@', 'zoe\u0308@']) {
+          const res = await list.get(`/users?search=${encodeURIComponent(term)}`);
+          expect({ term, ids: res.body.users.map((u: { id: string }) => u.id) }).toEqual({ term, ids: [created.body.user.id] });
+        }
+      } finally {
+        expect((await list.delete(`/users/${created.body.user.id}`)).status).toBe(200);
+      }
     });
 
     it('pages through search results, and a page past the end keeps the total', async () => {

@@ -12,6 +12,7 @@ import { SessionDpopBinding1764170000000 } from '../../../migrations/17641700000
 import { Webhooks1764180000000 } from '../../../migrations/1764180000000-webhooks';
 import { RealmSettings1764190000000 } from '../../../migrations/1764190000000-realm-settings';
 import { WebhookDeliveryRetention1764200000000 } from '../../../migrations/1764200000000-webhook-delivery-retention';
+import { StoredUserSearchKeys1764210000000 } from '../../../migrations/1764210000000-stored-user-search-keys';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   Webhooks1764180000000,
   RealmSettings1764190000000,
   WebhookDeliveryRetention1764200000000,
+  StoredUserSearchKeys1764210000000,
 ];
 
 /**

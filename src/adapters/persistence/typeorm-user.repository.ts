@@ -2,6 +2,7 @@ import { SessionLifetime } from '../../domain/session/session';
 import { Injectable } from '@nestjs/common';
 import { UserQuery, UserRepository, FailedLoginOutcome } from '../../application/ports/user.repository';
 import { DomainError } from '../../domain/errors';
+import { Email } from '../../domain/user/email';
 import { LockoutPolicy, User } from '../../domain/user/user';
 import { sqlState, UNIQUE_VIOLATION } from './database-errors';
 import { UserRecord } from './records/user.record';
@@ -138,10 +139,13 @@ export class TypeOrmUserRepository implements UserRepository {
     const where = ['u.realm_id = $1'];
     const params: unknown[] = [query.realmId];
     if (query.search) {
-      params.push(query.search.replace(/[\\%_]/g, (c) => `\\${c}`));
-      const term = `'%' || lower($${params.length}) || '%'`;
-      // Realm-scoped trigram indexes on these expressions (migration 1764160000000).
-      where.push(`(lower(u.email) LIKE ${term} OR lower(u.first_name || ' ' || u.last_name) LIKE ${term})`);
+      const literal = (term: string): string => term.replace(/[\\%_]/g, (c) => `\\${c}`);
+      // Stored lower-case keys (realm-scoped trigram indexes on both): emails are kept normalised
+      // as Email.normalise does, so the term is normalised the same way for them; `name_search`
+      // is lower(first_name || ' ' || last_name), compared with lower(term) from the same function.
+      params.push(literal(Email.normalise(query.search)), literal(query.search));
+      const [email, name] = [`'%' || $${params.length - 1} || '%'`, `'%' || lower($${params.length}) || '%'`];
+      where.push(`(u.email LIKE ${email} OR u.name_search LIKE ${name})`);
     }
     if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
     else if (query.status) {
