@@ -4,7 +4,7 @@ import { RealmDirectory } from '../../../application/realm/realm-directory';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
-import { IS_ADMIN, REALM_MODE } from '../decorators';
+import { IS_ADMIN, REALM_MODE, routeMetadata } from '../decorators';
 import { AppRequest } from '../request-context';
 
 /**
@@ -20,8 +20,7 @@ export class RealmGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    const mode = this.reflector.getAllAndOverride<'default' | 'required' | 'none'>(REALM_MODE, targets) ?? 'default';
+    const mode = routeMetadata<'default' | 'required' | 'none'>(this.reflector, REALM_MODE, context) ?? 'default';
     if (mode === 'none') return true;
     const req = context.switchToHttp().getRequest<AppRequest>();
     const header = req.headers['x-realm-id'];
@@ -37,7 +36,7 @@ export class RealmGuard implements CanActivate {
     const realm = await this.realms.find(id);
     if (!realm) throw new DomainError('REALM_NOT_FOUND', `Realm "${id}" does not exist`);
     // Administrators must be able to look at a disabled realm and enable it again.
-    if (!realm.enabled && !this.reflector.getAllAndOverride<boolean>(IS_ADMIN, targets)) {
+    if (!realm.enabled && !routeMetadata<boolean>(this.reflector, IS_ADMIN, context)) {
       throw new DomainError('REALM_DISABLED', `Realm "${id}" is disabled`);
     }
     req.realm = realm;
