@@ -53,15 +53,11 @@ export function installGracefulShutdown(app: INestApplication, options: Graceful
     const socket = req.socket;
     connections.set(socket, (connections.get(socket) ?? 0) + 1);
     if (stopping) res.setHeader('Connection', 'close');
-    let finished = false;
-    const done = () => {
-      if (finished) return;
-      finished = true;
+    // Emitted exactly once: after 'finish', or when the client went away first.
+    res.on('close', () => {
       if (connections.has(socket)) connections.set(socket, Math.max(0, (connections.get(socket) ?? 1) - 1));
       if (stopping) setImmediate(() => closeIfIdle(socket));
-    };
-    res.once('finish', done);
-    res.once('close', done);
+    });
   });
 
   const shutdown = (signal: string): Promise<void> => {

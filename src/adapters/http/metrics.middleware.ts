@@ -11,16 +11,12 @@ function routeOf(req: Request): string {
 export function httpMetrics(metrics: PrometheusMetrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    let done = false;
-    const observe = () => {
-      if (done) return;
-      done = true;
+    // Emitted exactly once: after 'finish', or when the client went away first.
+    res.on('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const errorCode = typeof res.locals.errorCode === 'string' ? res.locals.errorCode : undefined;
       metrics.observeRequest(req.method, routeOf(req), res.statusCode, seconds, errorCode);
-    };
-    res.once('finish', observe);
-    res.once('close', observe);
+    });
     next();
   };
 }
