@@ -1,3 +1,4 @@
+import { IncomingMessage, type Server } from 'node:http';
 import express from 'express';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import request from 'supertest';
@@ -82,5 +83,39 @@ describe('JsonReplyExpressAdapter answers exactly as Nest’s Express adapter', 
     adapter.reply(res, { a: 1 }, 201);
     expect(calls).toEqual(['Content-Type: application/json; charset=utf-8', 'end {"a":1}']);
     expect(res.statusCode).toBe(201);
+  });
+});
+
+describe('JsonReplyExpressAdapter’s HTTP server', () => {
+  it('builds requests and responses on the Express app’s own prototypes, so Express never re-parents them', async () => {
+    const adapter = new JsonReplyExpressAdapter();
+    adapter.initHttpServer({});
+    const app = adapter.getInstance<express.Express>();
+    const seen: { req?: object; res?: object; afterExpress?: object } = {};
+    const server = adapter.getHttpServer() as Server;
+    server.prependListener('request', (req, res) => {
+      seen.req = Object.getPrototypeOf(req) as object;
+      seen.res = Object.getPrototypeOf(res) as object;
+    });
+    app.get('/', (req, res) => {
+      seen.afterExpress = Object.getPrototypeOf(req) as object;
+      res.json({ ok: req.get('x-probe') });
+    });
+    const res = await request(server).get('/').set('X-Probe', 'yes');
+    expect(res.body).toEqual({ ok: 'yes' });
+    expect(seen.req).toBe(app.request);
+    expect(seen.res).toBe(app.response);
+    expect(seen.afterExpress).toBe(app.request);
+  });
+
+  it('keeps Nest’s own server for other server options', async () => {
+    const adapter = new JsonReplyExpressAdapter();
+    adapter.initHttpServer({ forceCloseConnections: true });
+    const server = adapter.getHttpServer() as Server;
+    let seen: object | undefined;
+    server.prependListener('request', (req) => (seen = Object.getPrototypeOf(req) as object));
+    adapter.getInstance<express.Express>().get('/', (_req, res) => res.json({}));
+    expect((await request(server).get('/')).status).toBe(200);
+    expect(seen).toBe(IncomingMessage.prototype);
   });
 });
