@@ -1,5 +1,4 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, Response } from 'express';
@@ -61,14 +60,19 @@ function isPlainJson(body: unknown): body is object {
 
 /** Node's request and response constructors, with the app's `request`/`response` objects as their prototypes. */
 function expressMessageClasses(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
-  // Function constructors: a class's `prototype` cannot be replaced, and Express compares by identity.
-  const Request = function (this: IncomingMessage, socket: Socket) {
-    (IncomingMessage as unknown as (this: IncomingMessage, socket: Socket) => void).call(this, socket);
+  return { IncomingMessage: withPrototype(IncomingMessage, app.request), ServerResponse: withPrototype(ServerResponse, app.response) };
+}
+
+/**
+ * A function constructor that runs `Base` on the new object and gives it `prototype`: a class's
+ * `prototype` cannot be replaced, and Express compares prototypes by identity. Node's request and
+ * response constructors take at most two arguments.
+ */
+function withPrototype<T>(Base: T, prototype: object): T {
+  const base = Base as unknown as (this: unknown, a?: unknown, b?: unknown) => void;
+  const Built = function (this: unknown, a?: unknown, b?: unknown) {
+    base.call(this, a, b);
   };
-  Request.prototype = app.request;
-  const Response = function (this: ServerResponse, req: IncomingMessage, options?: unknown) {
-    (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void).call(this, req, options);
-  };
-  Response.prototype = app.response;
-  return { IncomingMessage: Request as unknown as typeof IncomingMessage, ServerResponse: Response as unknown as typeof ServerResponse };
+  Built.prototype = prototype;
+  return Built as unknown as T;
 }
