@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The administrative users list (GET /v1/admin/users, the admin API) on a realm of 100,000 users:
 // seeds a fresh PostgreSQL database by SQL, then times the repository's own statements (the
-// production adapter from dist/, one statement for a search, count + page otherwise) for a set of filtered, sorted pages, and prints
+// production adapter from dist/, one statement per page) for a set of filtered, sorted pages, and prints
 // p50/p99 per query and EXPLAIN ANALYZE of each statement. Not a test.
 //
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/admin-users-list.mjs
@@ -47,7 +47,7 @@ const { openDatabase } = require(path.join(ROOT, 'dist/src/adapters/persistence/
 const { TypeOrmTransaction } = require(path.join(ROOT, 'dist/src/adapters/persistence/typeorm-transaction.js'));
 const { TypeOrmUserRepository } = require(path.join(ROOT, 'dist/src/adapters/persistence/typeorm-user.repository.js'));
 
-/** The pages an administrator asks for; each is one `UserRepository.list` call (one statement for a search, count + page otherwise). */
+/** The pages an administrator asks for; each is one `UserRepository.list` call. */
 const QUERIES = [
   { name: 'newest first (default)', query: { sort: '-createdAt' } },
   { name: 'status=active, -createdAt', query: { status: 'active', sort: '-createdAt' } },
@@ -128,11 +128,17 @@ async function main() {
         },
       }),
     });
-    // Statements sent as named prepared statements bypass the manager: record those too.
+    // Statements sent straight to the pool (named prepared, or planned per call) bypass the
+    // manager: record those too.
     const prepared = tx.prepared.bind(tx);
     tx.prepared = (name, sql, params) => {
       if (recording) recording.push({ sql, params: [...params] });
       return prepared(name, sql, params);
+    };
+    const planned = tx.planned.bind(tx);
+    tx.planned = (sql, params) => {
+      if (recording) recording.push({ sql, params: [...params] });
+      return planned(sql, params);
     };
     const users = new TypeOrmUserRepository(tx);
     const results = [];
@@ -167,7 +173,7 @@ async function main() {
 
     const pad = (s, n) => String(s).padEnd(n);
     const lines = [
-      `Users list on ${USERS} users (realm ${REALM}), ${ITERATIONS} calls per query after ${WARMUP} warm-up, UserRepository.list (a search: one statement; otherwise count + page), client on loopback`,
+      `Users list on ${USERS} users (realm ${REALM}), ${ITERATIONS} calls per query after ${WARMUP} warm-up, UserRepository.list (one statement: count and page), client on loopback`,
       '',
       `${pad('query', 58)} ${pad('total', 7)} ${pad('rows', 5)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} max ms`,
       ...results.map(

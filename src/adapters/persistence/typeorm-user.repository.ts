@@ -142,13 +142,13 @@ export class TypeOrmUserRepository implements UserRepository {
     const where = ['u.realm_id = $1'];
     const params: unknown[] = [query.realmId];
     if (query.search) {
-      const literal = (term: string): string => term.replace(/[\\%_]/g, (c) => `\\${c}`);
+      const pattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       // Stored lower-case keys (realm-scoped trigram indexes on both): emails are kept normalised
       // as Email.normalise does, so the term is normalised the same way for them; `name_search`
       // is lower(first_name || ' ' || last_name), compared with lower(term) from the same function.
-      params.push(literal(Email.normalise(query.search)), literal(query.search));
-      const [email, name] = [`'%' || $${params.length - 1} || '%'`, `'%' || lower($${params.length}) || '%'`];
-      where.push(`(u.email LIKE ${email} OR u.name_search LIKE ${name})`);
+      // Whole patterns as parameters: nothing is concatenated per row when a plan is reused.
+      params.push(pattern(Email.normalise(query.search)), pattern(query.search));
+      where.push(`(u.email LIKE $${params.length - 1} OR u.name_search LIKE lower($${params.length}))`);
     }
     if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
     else if (query.status) {
@@ -166,41 +166,22 @@ export class TypeOrmUserRepository implements UserRepository {
     const order = SORT_SQL[query.sort];
     params.push(query.limit, (query.page - 1) * query.limit);
     const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
-    // The page comes back as one JSON array (one column to decode instead of 17 per user).
-    const pageJson = `json_agg((SELECT row_to_json(r) FROM (SELECT ${USER_COLUMNS}) r) ORDER BY ${order})`;
-    if (query.search) {
-      // A search matches few users: one statement finds them through the trigram indexes, keeps
-      // their sort keys, counts them and reads the page's rows in full.
-      const [row] = await this.tx.preparedText<{ total: string; users: UserRow[] | null }>(
-        `WITH matched AS MATERIALIZED (
-           SELECT u.id, u.email, u.created_at, u.last_login_at FROM users u WHERE ${whereSql}
-         ), page AS (
-           SELECT u.id FROM matched u ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
-         )
-         SELECT (SELECT count(*) FROM matched) AS total,
-                (SELECT ${pageJson} FROM page p JOIN users u ON u.id = p.id) AS users`,
-        params,
-      );
-      return { users: (row.users ?? []).map(toUser), total: Number(row.total) };
-    }
-    // Without a search, two statements rather than count(*) OVER (): the window would read and
-    // buffer every matching row (100,000 in a large realm) before the first one of the page comes
-    // out; the page alone stops after `limit` index entries, the count reads only the index.
-    const counted = await this.tx.preparedText<{ total: string }>(
-      `SELECT count(*) AS total FROM users u WHERE ${whereSql}`,
-      params.slice(0, -2),
-    );
-    const total = Number(counted[0].total);
-    if (total === 0 || (query.page - 1) * query.limit >= total) return { users: [], total };
-    // The page is picked in a subquery so the per-user MFA lookups of USER_COLUMNS run for its
-    // rows only, as index probes (the planner would otherwise hash both credential tables).
-    const [page] = await this.tx.preparedText<{ users: UserRow[] | null }>(
-      `SELECT ${pageJson} AS users FROM (
-         SELECT * FROM users u WHERE ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
-       ) u`,
+    // One round trip, two independent reads: the count (an index-only scan without a search) and
+    // the page, picked in a subquery that stops after `limit` rows of an index read in the sort's
+    // order when most users match, or sorts the few a trigram index finds. Which of the two is
+    // cheaper depends on the term, so a search is planned with its own (`planned`); a plan cached
+    // for a term matching most of a large realm would read all of it for every rarer term. The
+    // per-user MFA lookups of USER_COLUMNS run outside the subquery, for the page's rows only. The
+    // page comes back as one JSON array (one column to decode instead of 17 per user).
+    const read = query.search ? this.tx.planned.bind(this.tx) : this.tx.preparedText.bind(this.tx);
+    const [row] = await read<{ total: string; users: UserRow[] | null }>(
+      `SELECT (SELECT count(*) FROM users u WHERE ${whereSql}) AS total,
+              (SELECT json_agg((SELECT row_to_json(r) FROM (SELECT ${USER_COLUMNS}) r) ORDER BY ${order}) FROM (
+                 SELECT * FROM users u WHERE ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
+               ) u) AS users`,
       params,
     );
-    return { users: (page.users ?? []).map(toUser), total };
+    return { users: (row.users ?? []).map(toUser), total: Number(row.total) };
   }
 
   async existsWithRole(realmId: string, role: string): Promise<boolean> {
