@@ -2,7 +2,7 @@ import { SessionRepository } from '../../src/application/ports/session.repositor
 import { FailedLoginOutcome, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
 import { DomainError } from '../../src/domain/errors';
 import { SessionLifetime } from '../../src/domain/session/session';
-import { LockoutPolicy, User } from '../../src/domain/user/user';
+import { LockoutPolicy, User, UserSummary } from '../../src/domain/user/user';
 
 export class InMemoryUserRepository extends UserRepository {
   private readonly rows = new Map<string, User>();
@@ -64,10 +64,10 @@ export class InMemoryUserRepository extends UserRepository {
     return this.rows.delete(id);
   }
 
-  async list(query: UserQuery): Promise<{ users: User[]; total: number }> {
+  async list(query: UserQuery): Promise<{ users: UserSummary[]; total: number }> {
     const matching = [...this.rows.values()].filter((u) => u.realmId === query.realmId);
     const start = (query.page - 1) * query.limit;
-    return { users: matching.slice(start, start + query.limit), total: matching.length };
+    return { users: matching.slice(start, start + query.limit).map((u) => u.summary()), total: matching.length };
   }
 
   async existsWithRole(realmId: string, role: string): Promise<boolean> {

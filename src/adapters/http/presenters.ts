@@ -4,7 +4,7 @@ import { WebauthnCredential } from '../../application/ports/mfa-credential.repos
 import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';
 import { Realm } from '../../domain/realm/realm';
 import { Session, SessionLifetime } from '../../domain/session/session';
-import { User } from '../../domain/user/user';
+import { statusAt, User, UserSummary } from '../../domain/user/user';
 
 /** HTTP shapes, whitelisted field by field. */
 export const present = {
@@ -49,15 +49,15 @@ export const present = {
     return { id: credential.id, name: credential.name, createdAt: credential.createdAt.toISOString() };
   },
 
-  user(user: User, now: Date) {
+  user(user: UserSummary, now: Date) {
     const profile = user.profile;
     return {
       id: user.id,
       email: user.email,
       emailVerified: user.emailVerified,
       profile: { firstName: profile.firstName, lastName: profile.lastName, avatar: profile.avatar },
-      mfa: present.mfa(user),
-      status: user.statusAt(now),
+      mfa: { enabled: user.mfaMethods.length > 0, methods: user.mfaMethods },
+      status: statusAt(user, now),
       roles: user.roles,
       createdAt: user.createdAt.toISOString(),
       lastLoginAt: user.lastLoginAt ? user.lastLoginAt.toISOString() : null,

@@ -1,24 +1,48 @@
-import { MfaMethod, User, UserStatus } from '../../domain/user/user';
+import { MfaMethod, User, UserStatus, UserSummary } from '../../domain/user/user';
 import { UserRecord } from './records/user.record';
 
-/** Columns of a user row, aliased to the record's property names, plus its MFA methods. */
-export const USER_COLUMNS = `
-  u.id, u.realm_id AS "realmId", u.email, u.email_verified AS "emailVerified", u.password_hash AS "passwordHash",
-  u.first_name AS "firstName", u.last_name AS "lastName", u.avatar, u.status, u.locked_until AS "lockedUntil",
-  u.failed_login_count AS "failedLoginCount", u.roles, u.created_at AS "createdAt", u.updated_at AS "updatedAt",
-  u.last_login_at AS "lastLoginAt",
+/** Columns a users list shows, aliased to the record's property names, plus the user's MFA methods. */
+export const USER_SUMMARY_COLUMNS = `
+  u.id, u.email, u.email_verified AS "emailVerified", u.first_name AS "firstName", u.last_name AS "lastName", u.avatar,
+  u.status, u.locked_until AS "lockedUntil", u.roles, u.created_at AS "createdAt", u.last_login_at AS "lastLoginAt",
   EXISTS (SELECT 1 FROM totp_credentials t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
   EXISTS (SELECT 1 FROM webauthn_credentials w WHERE w.user_id = u.id) AS "hasWebauthn"`;
+
+/** Every column of a user row, as `USER_SUMMARY_COLUMNS` names them. */
+export const USER_COLUMNS = `${USER_SUMMARY_COLUMNS},
+  u.realm_id AS "realmId", u.password_hash AS "passwordHash", u.failed_login_count AS "failedLoginCount", u.updated_at AS "updatedAt"`;
 
 export interface UserRow extends UserRecord {
   hasTotp: boolean;
   hasWebauthn: boolean;
 }
 
+export type UserSummaryRow = Omit<UserRow, 'realmId' | 'passwordHash' | 'failedLoginCount' | 'updatedAt'>;
+
+function mfaMethods(row: UserSummaryRow): MfaMethod[] {
+  const methods: MfaMethod[] = [];
+  if (row.hasTotp) methods.push('totp');
+  if (row.hasWebauthn) methods.push('webauthn');
+  return methods;
+}
+
+/** A row of `USER_SUMMARY_COLUMNS`, read from JSON (dates as strings). */
+export function toUserSummary(row: UserSummaryRow): UserSummary {
+  return {
+    id: row.id,
+    email: row.email,
+    emailVerified: row.emailVerified,
+    profile: { firstName: row.firstName, lastName: row.lastName, avatar: row.avatar },
+    status: row.status as UserStatus,
+    lockedUntil: row.lockedUntil ? new Date(row.lockedUntil) : null,
+    roles: row.roles ?? [],
+    mfaMethods: mfaMethods(row),
+    createdAt: new Date(row.createdAt),
+    lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt) : null,
+  };
+}
+
 export function toUser(row: UserRow): User {
-  const mfaMethods: MfaMethod[] = [];
-  if (row.hasTotp) mfaMethods.push('totp');
-  if (row.hasWebauthn) mfaMethods.push('webauthn');
   return User.restore({
     id: row.id,
     realmId: row.realmId,
@@ -30,7 +54,7 @@ export function toUser(row: UserRow): User {
     lockedUntil: row.lockedUntil ? new Date(row.lockedUntil) : null,
     failedLoginCount: Number(row.failedLoginCount),
     roles: row.roles ?? [],
-    mfaMethods,
+    mfaMethods: mfaMethods(row),
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
     lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt) : null,

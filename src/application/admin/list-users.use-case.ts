@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { User, UserStatus } from '../../domain/user/user';
+import { UserStatus, UserSummary } from '../../domain/user/user';
 import { Clock } from '../ports/clock';
 import { UserRepository, UserSort } from '../ports/user.repository';
 
@@ -21,7 +21,7 @@ export class ListUsersUseCase {
   ) {}
 
   /** One page of the realm's users, `-createdAt` unless sorted otherwise. */
-  execute(input: ListUsersInput): Promise<{ users: User[]; total: number }> {
+  execute(input: ListUsersInput): Promise<{ users: UserSummary[]; total: number }> {
     const search = input.search?.trim();
     return this.users.list({
       realmId: input.realmId,

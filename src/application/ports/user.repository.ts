@@ -1,5 +1,5 @@
 import { SessionLifetime } from '../../domain/session/session';
-import { LockoutPolicy, User, UserStatus } from '../../domain/user/user';
+import { LockoutPolicy, User, UserStatus, UserSummary } from '../../domain/user/user';
 
 export interface FailedLoginOutcome {
   failures: number;
@@ -60,7 +60,7 @@ export abstract class UserRepository {
   abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void>;
   /** Removes the user with its sessions, credentials and tokens; false when absent. */
   abstract delete(realmId: string, id: string): Promise<boolean>;
-  abstract list(query: UserQuery): Promise<{ users: User[]; total: number }>;
+  abstract list(query: UserQuery): Promise<{ users: UserSummary[]; total: number }>;
   /** Whether any user of the realm holds the role. */
   abstract existsWithRole(realmId: string, role: string): Promise<boolean>;
 }

@@ -29,6 +29,20 @@ export interface UserState {
   lastLoginAt: Date | null;
 }
 
+/**
+ * What a list of users shows of each: profile, roles, MFA methods, status and sign-in dates;
+ * no credentials, and nothing to change and save (that takes a `User`).
+ */
+export type UserSummary = Readonly<
+  Pick<UserState, 'id' | 'email' | 'emailVerified' | 'profile' | 'status' | 'lockedUntil' | 'roles' | 'mfaMethods' | 'createdAt' | 'lastLoginAt'>
+>;
+
+/** The status as of `now`: a temporary lock that has run out reads as active. */
+export function statusAt(user: Pick<UserState, 'status' | 'lockedUntil'>, now: Date): UserStatus {
+  if (user.status === 'locked' && user.lockedUntil && user.lockedUntil <= now) return 'active';
+  return user.status;
+}
+
 export interface LockoutPolicy {
   maxFailures: number;
   /** 0 = locked until an administrator unlocks. */
@@ -129,8 +143,7 @@ export class User {
 
   /** The status as of `now`: a temporary lock that has run out reads as active. */
   statusAt(now: Date): UserStatus {
-    if (this.state.status === 'locked' && this.state.lockedUntil && this.state.lockedUntil <= now) return 'active';
-    return this.state.status;
+    return statusAt(this.state, now);
   }
 
   /** Seconds until a temporary lock lifts; null when not locked or locked until unlocked. */
@@ -226,6 +239,11 @@ export class User {
 
   snapshot(): UserState {
     return User.restore(this.state).state;
+  }
+
+  summary(): UserSummary {
+    const { id, email, emailVerified, profile, status, lockedUntil, roles, mfaMethods, createdAt, lastLoginAt } = this.snapshot();
+    return { id, email, emailVerified, profile, status, lockedUntil, roles, mfaMethods, createdAt, lastLoginAt };
   }
 
   private assertStatus(now: Date, allowed: UserStatus[], action: string): void {

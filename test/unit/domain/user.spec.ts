@@ -1,4 +1,4 @@
-import { splitName, User } from '../../../src/domain/user/user';
+import { splitName, statusAt, User } from '../../../src/domain/user/user';
 import { aUser } from '../../builders/user.builder';
 
 const now = new Date('2026-11-25T12:00:00.000Z');
@@ -102,5 +102,19 @@ describe('User', () => {
 
   it('refuses malformed role names', () => {
     expect(() => aUser().setRoles(['Realm Admin'], now)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+  });
+  it('summarises a user for lists without credentials, as a copy that later changes leave alone', () => {
+    const user = aUser({ status: 'locked', lockedUntil: new Date(now.getTime() + 1000), roles: ['auditor'], mfaMethods: ['totp'] });
+    const summary = user.summary();
+    expect(Object.keys(summary).sort()).toEqual(
+      ['createdAt', 'email', 'emailVerified', 'id', 'lastLoginAt', 'lockedUntil', 'mfaMethods', 'profile', 'roles', 'status'].sort(),
+    );
+    expect(summary).toMatchObject({ id: user.id, email: user.email, status: 'locked', roles: ['auditor'], mfaMethods: ['totp'] });
+    user.setRoles(['support'], now);
+    user.unlock(now);
+    expect(summary).toMatchObject({ status: 'locked', roles: ['auditor'] });
+    // The same lock-expiry rule as the user itself.
+    expect(statusAt(summary, now)).toBe('locked');
+    expect(statusAt(summary, new Date(now.getTime() + 1000))).toBe('active');
   });
 });

@@ -156,6 +156,6 @@ export class AdminUsersController {
   }
 
   private user(user: User) {
-    return { user: present.user(user, this.clock.now()) };
+    return { user: present.user(user.summary(), this.clock.now()) };
   }
 }

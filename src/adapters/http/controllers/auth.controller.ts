@@ -130,6 +130,6 @@ export class AuthController {
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub, loaded: principal.user });
-    return { user: present.user(user, this.clock.now()) };
+    return { user: present.user(user.summary(), this.clock.now()) };
   }
 }
