@@ -44,20 +44,11 @@ export function toUserSummary(row: UserSummaryRow): UserSummary {
 
 export function toUser(row: UserRow): User {
   return User.restore({
-    id: row.id,
+    ...toUserSummary(row),
     realmId: row.realmId,
-    email: row.email,
-    emailVerified: row.emailVerified,
     passwordHash: row.passwordHash,
-    profile: { firstName: row.firstName, lastName: row.lastName, avatar: row.avatar },
-    status: row.status as UserStatus,
-    lockedUntil: row.lockedUntil ? new Date(row.lockedUntil) : null,
     failedLoginCount: Number(row.failedLoginCount),
-    roles: row.roles ?? [],
-    mfaMethods: mfaMethods(row),
-    createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
-    lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt) : null,
   });
 }
 

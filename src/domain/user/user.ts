@@ -34,7 +34,10 @@ export interface UserState {
  * no credentials, and nothing to change and save (that takes a `User`).
  */
 export type UserSummary = Readonly<
-  Pick<UserState, 'id' | 'email' | 'emailVerified' | 'profile' | 'status' | 'lockedUntil' | 'roles' | 'mfaMethods' | 'createdAt' | 'lastLoginAt'>
+  Pick<
+    UserState,
+    'id' | 'email' | 'emailVerified' | 'profile' | 'status' | 'lockedUntil' | 'roles' | 'mfaMethods' | 'createdAt' | 'lastLoginAt'
+  >
 >;
 
 /** The status as of `now`: a temporary lock that has run out reads as active. */
