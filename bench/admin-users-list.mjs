@@ -128,17 +128,11 @@ async function main() {
         },
       }),
     });
-    // Statements sent straight to the pool (named prepared, or planned per call) bypass the
-    // manager: record those too.
+    // Statements sent as named prepared statements bypass the manager: record those too.
     const prepared = tx.prepared.bind(tx);
     tx.prepared = (name, sql, params) => {
       if (recording) recording.push({ sql, params: [...params] });
       return prepared(name, sql, params);
-    };
-    const planned = tx.planned.bind(tx);
-    tx.planned = (sql, params) => {
-      if (recording) recording.push({ sql, params: [...params] });
-      return planned(sql, params);
     };
     const users = new TypeOrmUserRepository(tx);
     const results = [];

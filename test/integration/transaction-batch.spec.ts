@@ -216,7 +216,7 @@ describe('Transaction.batch', () => {
     const attempts: Array<() => Promise<unknown>> = [
       async () => tx.manager.query('SELECT 1'),
       () => users.findById('default', user.id), // a prepared statement
-      () => users.list({ realmId: 'default', page: 1, limit: 5, search: 'x', sort: 'email', now: at }), // planned per call
+      () => users.list({ realmId: 'default', page: 1, limit: 5, search: 'x', sort: 'email', now: at }), // a search
       () => sessions.revoke('default', session.id, at, 'logout'), // a write that answers
       () => tx.run(async () => undefined),
     ];
@@ -278,28 +278,6 @@ describe('Transaction.batch', () => {
     await loginWrites(user, session, `rt-${crypto.randomUUID()}`);
     expect(await sessions.findById('default', session.id)).not.toBeNull();
     expect(await auditedLogins(user.id)).toHaveLength(1);
-  });
-
-  it('plans a users search with its own term on every call, and prepares the list without one once', async () => {
-    await users.insert(aUser({ email: `plan-${crypto.randomUUID()}@example.com` }));
-    const spy = jest.spyOn(
-      (t.config.databaseUrl ? Client.prototype : PGliteClient.prototype) as { query: (...args: unknown[]) => unknown },
-      'query',
-    );
-    try {
-      const query = { realmId: 'default', page: 1, limit: 5, sort: 'email' as const, now: at };
-      await users.list({ ...query, search: 'example' });
-      await users.list({ ...query, search: 'plan-' });
-      await users.list(query);
-      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? { text: q } : (q as { name?: string; text: string })));
-      expect(sent).toHaveLength(3);
-      // A plan kept for a term that matches most users would read the whole realm for a rare one.
-      expect(sent[0].name).toBeUndefined();
-      expect(sent[1].name).toBeUndefined();
-      if (t.config.databaseUrl) expect(sent[2].name).toMatch(/^s[0-9a-f]{20}$/);
-    } finally {
-      spy.mockRestore();
-    }
   });
 
   it('sends a password login to the database as the user lookup and one statement (no BEGIN/COMMIT)', async () => {

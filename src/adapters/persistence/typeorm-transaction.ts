@@ -6,7 +6,7 @@ import { Transaction } from '../../application/ports/transaction';
 
 /** The part of a `pg` pool used for prepared statements. */
 interface PgPool {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /** One parameterised statement that returns nothing the caller reads. */
@@ -52,17 +52,13 @@ export class TypeOrmTransaction implements Transaction {
    * on every call, and without a TypeORM query runner. For the hot paths (access-token check,
    * refresh, login); `name` must always come with the same `text`. Refused inside `batch`.
    */
-  prepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
-    return this.onPool<T>({ name, text, values: params });
-  }
-
-  /**
-   * Like `prepared`, but planned on every call with its parameters' values: for statements whose
-   * best plan depends on them (a search term that matches three users or all of them), where a
-   * plan cached for one value would be reused for the others.
-   */
-  planned<T>(text: string, params: unknown[]): Promise<T[]> {
-    return this.onPool<T>({ text, values: params });
+  async prepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
+    const scope = this.scope.getStore();
+    if (scope?.kind === 'batch') throw insideBatch('a read or a statement other than `write`');
+    if (scope) return scope.manager.query(text, params);
+    const pool = this.pool();
+    if (!pool) return this.dataSource.manager.query(text, params);
+    return (await pool.query({ name, text, values: params })).rows as T[];
   }
 
   /**
@@ -76,15 +72,6 @@ export class TypeOrmTransaction implements Transaction {
       this.statementNames.set(text, name);
     }
     return this.prepared<T>(name, text, params);
-  }
-
-  private async onPool<T>(query: { name?: string; text: string; values: unknown[] }): Promise<T[]> {
-    const scope = this.scope.getStore();
-    if (scope?.kind === 'batch') throw insideBatch('a read or a statement other than `write`');
-    if (scope) return scope.manager.query(query.text, query.values);
-    const pool = this.pool();
-    if (!pool) return this.dataSource.manager.query(query.text, query.values);
-    return (await pool.query(query)).rows as T[];
   }
 
   /**

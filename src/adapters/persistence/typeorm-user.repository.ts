@@ -146,7 +146,7 @@ export class TypeOrmUserRepository implements UserRepository {
       // Stored lower-case keys (realm-scoped trigram indexes on both): emails are kept normalised
       // as Email.normalise does, so the term is normalised the same way for them; `name_search`
       // is lower(first_name || ' ' || last_name), compared with lower(term) from the same function.
-      // Whole patterns as parameters: nothing is concatenated per row when a plan is reused.
+      // Whole patterns as parameters: nothing is concatenated per row of a reused plan.
       params.push(pattern(Email.normalise(query.search)), pattern(query.search));
       where.push(`(u.email LIKE $${params.length - 1} OR u.name_search LIKE lower($${params.length}))`);
     }
@@ -166,19 +166,24 @@ export class TypeOrmUserRepository implements UserRepository {
     const order = SORT_SQL[query.sort];
     params.push(query.limit, (query.page - 1) * query.limit);
     const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
-    // One round trip, two independent reads: the count (an index-only scan without a search) and
-    // the page, picked in a subquery that stops after `limit` rows of an index read in the sort's
-    // order when most users match, or sorts the few a trigram index finds. Which of the two is
-    // cheaper depends on the term, so a search is planned with its own (`planned`); a plan cached
-    // for a term matching most of a large realm would read all of it for every rarer term. The
-    // per-user MFA lookups run outside the subquery, for the page's rows only. The page comes back
-    // as one JSON array of the listed columns (one value to decode instead of 13 per user).
-    const read = query.search ? this.tx.planned.bind(this.tx) : this.tx.preparedText.bind(this.tx);
-    const [row] = await read<{ total: string; users: UserSummaryRow[] | null }>(
-      `SELECT (SELECT count(*) FROM users u WHERE ${whereSql}) AS total,
-              (SELECT json_agg((SELECT row_to_json(r) FROM (SELECT ${USER_SUMMARY_COLUMNS}) r) ORDER BY ${order}) FROM (
-                 SELECT * FROM users u WHERE ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}
-               ) u) AS users`,
+    // One round trip: the count and the page. The page is picked narrow (the sort keys and each
+    // row's address, `ctid`) and only its rows are then read whole, by address within the same
+    // snapshot: a sort over every match carries no user row, and the per-user MFA lookups run for
+    // the page's rows only. It comes back as one JSON array (one value to decode, not 13 per user).
+    const page = (rows: string, address: string): string =>
+      `(SELECT json_agg((SELECT row_to_json(r) FROM (SELECT ${USER_SUMMARY_COLUMNS}) r) ORDER BY ${order})
+        FROM users u WHERE u.ctid = ANY (ARRAY(SELECT ${address} FROM ${rows} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})))`;
+    // With a search, the matches are found once (through the trigram indexes when the term is
+    // rare) and kept with their sort keys for both; that plan stays right for every term when
+    // PostgreSQL reuses it. Without one, the count reads only an index and the page stops after
+    // `limit` entries of the sort's index.
+    const [row] = await this.tx.preparedText<{ total: string; users: UserSummaryRow[] | null }>(
+      query.search
+        ? `WITH matched AS MATERIALIZED (
+             SELECT u.ctid AS address, u.id, u.email, u.created_at, u.last_login_at FROM users u WHERE ${whereSql}
+           )
+           SELECT (SELECT count(*) FROM matched) AS total, ${page('matched u', 'u.address')} AS users`
+        : `SELECT (SELECT count(*) FROM users u WHERE ${whereSql}) AS total, ${page(`users u WHERE ${whereSql}`, 'u.ctid')} AS users`,
       params,
     );
     return { users: (row.users ?? []).map(toUserSummary), total: Number(row.total) };
