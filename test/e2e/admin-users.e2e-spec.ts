@@ -181,6 +181,19 @@ describe('admin users', () => {
       }
     });
 
+    it.each(['createdAt', '-createdAt', 'email', '-email', 'lastLoginAt', '-lastLoginAt'])(
+      'orders and pages the matches of a search as the whole list: sort=%s',
+      async (sort) => {
+        const whole = await list.get(`/users?sort=${encodeURIComponent(sort)}`);
+        const pages = await Promise.all(
+          [1, 2, 3].map((page) => list.get(`/users?search=example&sort=${encodeURIComponent(sort)}&limit=2&page=${page}`)),
+        );
+        expect(pages.map((res) => res.body.pagination.total)).toEqual([5, 5, 5]);
+        const paged = pages.flatMap((res) => res.body.users);
+        expect(paged).toEqual(whole.body.users);
+      },
+    );
+
     it('pages through search results, and a page past the end keeps the total', async () => {
       const pages = await Promise.all([1, 2, 3].map((page) => list.get(`/users?search=JONES&sort=email&limit=1&page=${page}`)));
       expect(pages.map((res) => res.status)).toEqual([200, 200, 200]);

@@ -12,13 +12,14 @@ import { toUser, toUserRecord, toUserSummary, USER_COLUMNS, USER_SUMMARY_COLUMNS
 
 // Each order is an index read forwards or backwards (migration 1764121000000): the tie-breaker
 // runs in the same direction as the key, and never-logged-in users sort as the oldest logins.
-const SORT_SQL: Record<UserQuery['sort'], string> = {
-  createdAt: 'u.created_at ASC, u.id ASC',
-  '-createdAt': 'u.created_at DESC, u.id DESC',
-  email: 'u.email ASC',
-  '-email': 'u.email DESC',
-  lastLoginAt: 'u.last_login_at ASC NULLS FIRST, u.id ASC',
-  '-lastLoginAt': 'u.last_login_at DESC NULLS LAST, u.id DESC',
+// `key` is the column the order reads besides the id.
+const SORTS: Record<UserQuery['sort'], { key: string; order: string }> = {
+  createdAt: { key: 'created_at', order: 'u.created_at ASC, u.id ASC' },
+  '-createdAt': { key: 'created_at', order: 'u.created_at DESC, u.id DESC' },
+  email: { key: 'email', order: 'u.email ASC' },
+  '-email': { key: 'email', order: 'u.email DESC' },
+  lastLoginAt: { key: 'last_login_at', order: 'u.last_login_at ASC NULLS FIRST, u.id ASC' },
+  '-lastLoginAt': { key: 'last_login_at', order: 'u.last_login_at DESC NULLS LAST, u.id DESC' },
 };
 
 @Injectable()
@@ -139,31 +140,8 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async list(query: UserQuery): Promise<{ users: UserSummary[]; total: number }> {
-    const where = ['u.realm_id = $1'];
-    const params: unknown[] = [query.realmId];
-    if (query.search) {
-      const pattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      // Stored lower-case keys (realm-scoped trigram indexes on both): emails are kept normalised
-      // as Email.normalise does, so the term is normalised the same way for them; `name_search`
-      // is lower(first_name || ' ' || last_name), compared with lower(term) from the same function.
-      // Whole patterns as parameters: nothing is concatenated per row of a reused plan.
-      params.push(pattern(Email.normalise(query.search)), pattern(query.search));
-      where.push(`(u.email LIKE $${params.length - 1} OR u.name_search LIKE lower($${params.length}))`);
-    }
-    if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
-    else if (query.status) {
-      // A lock whose time has passed reads as active (User.statusAt).
-      params.push(query.now);
-      const now = `$${params.length}`;
-      if (query.status === 'locked') where.push(`u.status = 'locked' AND (u.locked_until IS NULL OR u.locked_until > ${now})`);
-      else where.push(`(u.status = 'active' OR (u.status = 'locked' AND u.locked_until <= ${now}))`);
-    }
-    if (query.emailVerified !== undefined) {
-      params.push(query.emailVerified);
-      where.push(`u.email_verified = $${params.length}`);
-    }
-    const whereSql = where.join(' AND ');
-    const order = SORT_SQL[query.sort];
+    const { whereSql, params } = userFilter(query);
+    const { key, order } = SORTS[query.sort];
     params.push(query.limit, (query.page - 1) * query.limit);
     const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
     // One round trip: the count and the page. The page is picked narrow (the sort keys and each
@@ -174,13 +152,13 @@ export class TypeOrmUserRepository implements UserRepository {
       `(SELECT json_agg((SELECT row_to_json(r) FROM (SELECT ${USER_SUMMARY_COLUMNS}) r) ORDER BY ${order})
         FROM users u WHERE u.ctid = ANY (ARRAY(SELECT ${address} FROM ${rows} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})))`;
     // With a search, the matches are found once (through the trigram indexes when the term is
-    // rare) and kept with their sort keys for both; that plan stays right for every term when
+    // rare) and kept with their sort key for both; that plan stays right for every term when
     // PostgreSQL reuses it. Without one, the count reads only an index and the page stops after
     // `limit` entries of the sort's index.
     const [row] = await this.tx.preparedText<{ total: string; users: UserSummaryRow[] | null }>(
       query.search
         ? `WITH matched AS MATERIALIZED (
-             SELECT u.ctid AS address, u.id, u.email, u.created_at, u.last_login_at FROM users u WHERE ${whereSql}
+             SELECT u.ctid AS address, u.id, u.${key} FROM users u WHERE ${whereSql}
            )
            SELECT (SELECT count(*) FROM matched) AS total, ${page('matched u', 'u.address')} AS users`
         : `SELECT (SELECT count(*) FROM users u WHERE ${whereSql}) AS total, ${page(`users u WHERE ${whereSql}`, 'u.ctid')} AS users`,
@@ -196,6 +174,34 @@ export class TypeOrmUserRepository implements UserRepository {
     ]);
     return rows.length > 0;
   }
+}
+
+/** The conditions of a users query, `u` being the users table, and their parameters ($1: the realm). */
+function userFilter(query: UserQuery): { whereSql: string; params: unknown[] } {
+  const where = ['u.realm_id = $1'];
+  const params: unknown[] = [query.realmId];
+  if (query.search) {
+    const pattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // Stored lower-case keys (realm-scoped trigram indexes on both): emails are kept normalised
+    // as Email.normalise does, so the term is normalised the same way for them; `name_search`
+    // is lower(first_name || ' ' || last_name), compared with lower(term) from the same function.
+    // Whole patterns as parameters: nothing is concatenated per row of a reused plan.
+    params.push(pattern(Email.normalise(query.search)), pattern(query.search));
+    where.push(`(u.email LIKE $${params.length - 1} OR u.name_search LIKE lower($${params.length}))`);
+  }
+  if (query.status === 'suspended') where.push(`u.status = 'suspended'`);
+  else if (query.status) {
+    // A lock whose time has passed reads as active (User.statusAt).
+    params.push(query.now);
+    const now = `$${params.length}`;
+    if (query.status === 'locked') where.push(`u.status = 'locked' AND (u.locked_until IS NULL OR u.locked_until > ${now})`);
+    else where.push(`(u.status = 'active' OR (u.status = 'locked' AND u.locked_until <= ${now}))`);
+  }
+  if (query.emailVerified !== undefined) {
+    params.push(query.emailVerified);
+    where.push(`u.email_verified = $${params.length}`);
+  }
+  return { whereSql: where.join(' AND '), params };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
