@@ -130,10 +130,13 @@ describe('identity client against a strict fake service', () => {
   });
 
   it('three clients sharing one storage rotate once per cycle: no reuse, no failed call', async () => {
-    service.ttlSeconds = 2;
+    // A client hands its token to a new one only with more than a second left: the first token
+    // (exp counted in whole seconds) keeps at least two, then the cycles are two seconds long.
+    service.ttlSeconds = 3;
     const storage = sharedStorage();
     const first = make(storage);
     await first.signIn({ email: 'a@example.com', password: 'pw' });
+    service.ttlSeconds = 2;
     const others = [make(storage), make(storage)];
     await Promise.all(others.map((c) => c.ready));
     expect(service.rotations).toBe(0); // the new clients got the token from the first one
