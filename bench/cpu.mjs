@@ -22,6 +22,9 @@ const SCENARIO = option('scenario', 'me');
 const REQUESTS = Number(option('requests', 10000));
 const CONNECTIONS = Number(option('connections', 4));
 const REPEAT = Number(option('repeat', 3));
+// --seconds N: run for N seconds instead of a number of requests (for throughput: autocannon
+// ends an `amount` run only on its next one-second tick, so its req/s is quantised).
+const SECONDS = Number(option('seconds', 0));
 const USERS = Number(option('users', 1000));
 const DB = option('db', null);
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -228,7 +231,7 @@ async function run(name, amount) {
   const result = await autocannon({
     url: ORIGIN,
     connections: CONNECTIONS,
-    amount,
+    ...(SECONDS ? { duration: SECONDS } : { amount }),
     requests,
     timeout: 30,
   });
@@ -242,7 +245,7 @@ async function run(name, amount) {
     errors: result.errors,
     cpuMs: ((after - before) * 1000) / ok,
     mainMs: (main * 1000) / ok,
-    rps: result.requests.average,
+    rps: SECONDS ? ok / SECONDS : result.requests.average,
     p99: result.latency.p99,
   };
 }
@@ -268,7 +271,7 @@ if (SCENARIO === 'seed') {
     console.log(
       `${SCENARIO} run ${i + 1}: ${r.ok} ok, ${r.non2xx} non-2xx, ${r.errors} errors; server ${r.cpuMs.toFixed(3)} ms/req (main thread ${r.mainMs.toFixed(3)})` +
         (client ? `, pg ${r.pgMs.toFixed(3)} ms/req` : '') +
-        `; ${Math.round(r.rps)} req/s p99 ${r.p99} ms`,
+        `; ${r.rps.toFixed(1)} req/s p99 ${r.p99} ms`,
     );
   }
   const sorted = results.map((r) => r.cpuMs).sort((a, b) => a - b);
