@@ -4,6 +4,7 @@
 // Far steadier than requests/s on a shared machine.
 //
 //   node bench/cpu.mjs --origin http://127.0.0.1:3900 --pid <server pid> --scenario me --requests 20000
+//   (--seconds 8 instead of --requests: a fixed-duration run, whose req/s is exact)
 //   scenarios: seed, me, me-dpop, refresh, refresh-cookie, login, admin-users
 import autocannon from 'autocannon';
 import fs from 'node:fs';

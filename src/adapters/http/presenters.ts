@@ -27,8 +27,9 @@ export const present = {
     };
   },
 
-  mfa(user: User) {
-    return { enabled: user.mfaEnabled, methods: user.mfaMethods };
+  mfa(user: Pick<UserSummary, 'mfaMethods'>) {
+    const methods = user.mfaMethods;
+    return { enabled: methods.length > 0, methods };
   },
 
   mfaStatus(status: MfaStatus) {
@@ -56,7 +57,7 @@ export const present = {
       email: user.email,
       emailVerified: user.emailVerified,
       profile: { firstName: profile.firstName, lastName: profile.lastName, avatar: profile.avatar },
-      mfa: { enabled: user.mfaMethods.length > 0, methods: user.mfaMethods },
+      mfa: present.mfa(user),
       status: statusAt(user, now),
       roles: user.roles,
       createdAt: user.createdAt.toISOString(),
