@@ -49,7 +49,8 @@ function threadCpu(pid) {
   for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      // The event loop is the task whose id is the process id; the others are named by their kind.
+      const name = t === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / TICK;
     } catch {
@@ -239,7 +240,7 @@ async function run(name, amount) {
   const after = cpuSeconds(PID);
   const threadsAfter = threadCpu(PID);
   const ok = result['2xx'];
-  const main = (threadsAfter.node ?? 0) - (threadsBefore.node ?? 0);
+  const main = (threadsAfter.main ?? 0) - (threadsBefore.main ?? 0);
   return {
     ok,
     non2xx: result.non2xx,
