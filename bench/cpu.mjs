@@ -12,11 +12,8 @@ import { randomUUID, createHash } from 'node:crypto';
 import * as jose from 'jose';
 import pg from 'pg';
 import { httpCall } from './lib/http.mjs';
+import { option } from './lib/options.mjs';
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1];
-}
 const ORIGIN = option('origin', 'http://127.0.0.1:3900');
 const PID = Number(option('pid', fs.existsSync('/tmp/perf/server.pid') ? fs.readFileSync('/tmp/perf/server.pid', 'utf8') : 0));
 const SCENARIO = option('scenario', 'me');

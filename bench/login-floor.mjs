@@ -13,14 +13,11 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { bcryptLimitOnce, median, preHash } from './lib/measure.mjs';
+import { option } from './lib/options.mjs';
 import { processCpuSeconds } from './lib/proc.mjs';
 
 const PASSWORD = 'vs-bench-Passw0rd!26';
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1];
-}
 
 if (process.argv.includes('--serve')) {
   // The child: one login shape, on an ephemeral port written to stdout.

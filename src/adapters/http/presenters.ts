@@ -4,7 +4,7 @@ import { WebauthnCredential } from '../../application/ports/mfa-credential.repos
 import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';
 import { Realm } from '../../domain/realm/realm';
 import { Session, SessionLifetime } from '../../domain/session/session';
-import { statusAt, User, UserSummary } from '../../domain/user/user';
+import { hasMfa, statusAt, User, UserSummary } from '../../domain/user/user';
 
 /** HTTP shapes, whitelisted field by field. */
 export const present = {
@@ -28,8 +28,7 @@ export const present = {
   },
 
   mfa(user: Pick<UserSummary, 'mfaMethods'>) {
-    const methods = user.mfaMethods;
-    return { enabled: methods.length > 0, methods };
+    return { enabled: hasMfa(user), methods: user.mfaMethods };
   },
 
   mfaStatus(status: MfaStatus) {

@@ -46,6 +46,11 @@ export function statusAt(user: Pick<UserState, 'status' | 'lockedUntil'>, now: D
   return user.status;
 }
 
+/** MFA is on while at least one method is enrolled. */
+export function hasMfa(user: Pick<UserState, 'mfaMethods'>): boolean {
+  return user.mfaMethods.length > 0;
+}
+
 export interface LockoutPolicy {
   maxFailures: number;
   /** 0 = locked until an administrator unlocks. */
@@ -129,7 +134,7 @@ export class User {
     return [...this.state.mfaMethods];
   }
   get mfaEnabled(): boolean {
-    return this.state.mfaMethods.length > 0;
+    return hasMfa(this.state);
   }
   get createdAt(): Date {
     return this.state.createdAt;
