@@ -16,9 +16,10 @@ export interface OutboxPumpOptions<Outcome extends string> {
 }
 
 /**
- * The process half of an outbox: a poll timer, passes of a few parallel workers that claim and
- * send until nothing is due, one pass at a time per instance, and a drain on shutdown that lets
- * the rows being sent finish (an unfinished one keeps its lease and is sent later).
+ * The process half of an outbox: a poll timer; passes that claim one row and, when there was
+ * one, start a few parallel workers that claim and send until nothing is due, one pass at a time
+ * per instance; and a drain on shutdown that lets the rows being sent finish (an unfinished one
+ * keeps its lease and is sent later).
  */
 export class OutboxPump<Outcome extends string> {
   private readonly logger: Logger;
@@ -59,17 +60,24 @@ export class OutboxPump<Outcome extends string> {
   }
 
   private async pass(): Promise<Record<Outcome, number>> {
-    const report = Object.fromEntries(this.options.outcomes.map((o) => [o, 0])) as Record<Outcome, number>;
-    const worker = async () => {
-      for (let i = 0; i < this.options.perWorkerPerPass && !this.stopping; i += 1) {
-        const outcome = await this.options.next();
+    const { outcomes, concurrency, perWorkerPerPass, next, stopsWorker } = this.options;
+    const report = Object.fromEntries(outcomes.map((o) => [o, 0])) as Record<Outcome, number>;
+    // One claim before the workers start: a poll that finds nothing due (most polls) costs one
+    // statement, not one per worker, and an outage that its message meets costs one attempt.
+    const first = await next();
+    if (first === null) return report;
+    report[first] += 1;
+    if (stopsWorker?.(first)) return report;
+    const worker = async (done: number) => {
+      for (let i = done; i < perWorkerPerPass && !this.stopping; i += 1) {
+        const outcome = await next();
         if (outcome === null) return;
         report[outcome] += 1;
-        if (this.options.stopsWorker?.(outcome)) return;
+        if (stopsWorker?.(outcome)) return;
       }
     };
     // Settle every worker before the pass ends, so passes of one instance never overlap.
-    const results = await Promise.allSettled(Array.from({ length: this.options.concurrency }, worker));
+    const results = await Promise.allSettled(Array.from({ length: concurrency }, (_, n) => worker(n === 0 ? 1 : 0)));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) throw failure.reason;
     return report;

@@ -87,8 +87,8 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnModuleDestroy
 
   /**
    * Sends every message due now (up to a few hundred per call) and reports what happened.
-   * A worker stops at its first transport failure, so an SMTP outage costs one attempt per
-   * worker and poll, not one per queued message.
+   * A worker stops at its first transport failure, so an SMTP outage costs at most one attempt
+   * per worker and poll (one when the pass's first message finds it), not one per queued message.
    */
   dispatchDue(): Promise<DispatchReport> {
     return this.pump.dispatchDue();
