@@ -46,8 +46,9 @@ function threadCpu(pid) {
   for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      // The event loop is the task whose id is the process id; the others are named by their kind.
-      const name = t === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      // The event loop is the task whose id is the process id. Node 20 names its other threads
+      // (V8's helpers, then libuv's pool, in the order they were started) all `node`: the id tells them apart.
+      const name = t === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${t}`;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / TICK;
     } catch {
@@ -237,13 +238,18 @@ async function run(name, amount) {
   const after = cpuSeconds(PID);
   const threadsAfter = threadCpu(PID);
   const ok = result['2xx'];
-  const main = (threadsAfter.main ?? 0) - (threadsBefore.main ?? 0);
+  const main = threadsAfter.main - threadsBefore.main;
+  // CPU per request of each kind of thread: the event loop, libuv's pool, V8's helpers.
+  const threads = Object.fromEntries(
+    Object.keys(threadsAfter).map((k) => [k, (((threadsAfter[k] ?? 0) - (threadsBefore[k] ?? 0)) * 1000) / ok]),
+  );
   return {
     ok,
     non2xx: result.non2xx,
     errors: result.errors,
     cpuMs: ((after - before) * 1000) / ok,
     mainMs: (main * 1000) / ok,
+    threads,
     rps: SECONDS ? ok / SECONDS : result.requests.average,
     p99: result.latency.p99,
   };
@@ -272,6 +278,8 @@ if (SCENARIO === 'seed') {
         (client ? `, pg ${r.pgMs.toFixed(3)} ms/req` : '') +
         `; ${r.rps.toFixed(1)} req/s p99 ${r.p99} ms`,
     );
+    const byThread = Object.entries(r.threads).filter(([, ms]) => ms >= 0.005);
+    console.log(`  threads, ms/req: ${byThread.map(([k, ms]) => `${k} ${ms.toFixed(3)}`).join(', ')}`);
   }
   const sorted = results.map((r) => r.cpuMs).sort((a, b) => a - b);
   console.log(
