@@ -64,7 +64,7 @@ export class OutboxPump<Outcome extends string> {
     const report = Object.fromEntries(outcomes.map((o) => [o, 0])) as Record<Outcome, number>;
     // One claim before the workers start: a poll that finds nothing due (most polls) costs one
     // statement, not one per worker, and an outage that its message meets costs one attempt.
-    const first = await next();
+    const first = this.stopping ? null : await next();
     if (first === null) return report;
     report[first] += 1;
     if (stopsWorker?.(first)) return report;

@@ -65,4 +65,12 @@ describe('OutboxPump passes', () => {
     expect(report.retrying).toBe(4);
     expect(state.left).toBe(13);
   });
+
+  it('claims nothing once drained', async () => {
+    const { state, next } = outbox(5);
+    const p = pump(next, 4);
+    await p.drain();
+    expect(await p.dispatchDue()).toEqual({ sent: 0, retrying: 0 });
+    expect(state.claims).toBe(0);
+  });
 });
