@@ -239,7 +239,7 @@ async function run(name, amount) {
   const threadsAfter = threadCpu(PID);
   const ok = result['2xx'];
   const main = threadsAfter.main - threadsBefore.main;
-  // CPU per request of each kind of thread: the event loop, libuv's pool, V8's helpers.
+  // CPU per request of each thread: the event loop (`main`), V8's helpers, libuv's pool.
   const threads = Object.fromEntries(
     Object.keys(threadsAfter).map((k) => [k, (((threadsAfter[k] ?? 0) - (threadsBefore[k] ?? 0)) * 1000) / ok]),
   );
