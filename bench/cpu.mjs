@@ -241,7 +241,7 @@ async function run(name, amount) {
   const main = threadsAfter.main - threadsBefore.main;
   // CPU per request of each thread: the event loop (`main`), V8's helpers, libuv's pool.
   const threads = Object.fromEntries(
-    Object.keys(threadsAfter).map((k) => [k, (((threadsAfter[k] ?? 0) - (threadsBefore[k] ?? 0)) * 1000) / ok]),
+    Object.keys(threadsAfter).map((k) => [k, ((threadsAfter[k] - (threadsBefore[k] ?? 0)) * 1000) / ok]),
   );
   return {
     ok,

@@ -18,7 +18,6 @@ import { processCpuSeconds } from './lib/proc.mjs';
 
 const PASSWORD = 'vs-bench-Passw0rd!26';
 
-
 if (process.argv.includes('--serve')) {
   // The child: one login shape, on an ephemeral port written to stdout.
   const hash = option('hash');
