@@ -106,6 +106,28 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       expect(await repos.sessions.isLive('default', c.id, now, LIFETIME)).toBe(false);
     });
 
+    it('never lets a copy read before a revocation bring the session back', async () => {
+      const user = aUser();
+      await repos.users.insert(user);
+      const session = aSession(user.id);
+      await repos.sessions.insert(session);
+      const stale = await repos.sessions.findById('default', session.id); // read by a refresh in flight
+      expect(await repos.sessions.revoke('default', session.id, now, 'logout')).toBe(true);
+
+      stale!.flagMismatch(0.2, now);
+      expect(await repos.sessions.save(stale!)).toBe(false);
+
+      const stored = await repos.sessions.findById('default', session.id);
+      expect(stored?.revokedAt).toEqual(now);
+      expect(stored?.status).toBe('active');
+      expect(await repos.sessions.isLive('default', session.id, now, LIFETIME)).toBe(false);
+      const live = aSession(user.id);
+      await repos.sessions.insert(live);
+      live.flagMismatch(0.2, now);
+      expect(await repos.sessions.save(live)).toBe(true);
+      expect((await repos.sessions.findById('default', live.id))?.status).toBe('flagged');
+    });
+
     it('ends sessions already open when the realm shortens its maximum lifetime, not when it lengthens it', async () => {
       const user = aUser();
       await repos.users.insert(user);

@@ -8,8 +8,11 @@ export class InMemorySessionRepository extends SessionRepository {
     this.rows.set(session.id, Session.restore(session.snapshot()));
   }
 
-  async save(session: Session): Promise<void> {
+  async save(session: Session): Promise<boolean> {
+    const stored = this.rows.get(session.id);
+    if (!stored || (stored.revokedAt && !session.revokedAt)) return false;
     this.rows.set(session.id, Session.restore(session.snapshot()));
+    return true;
   }
 
   async findById(realmId: string, id: string): Promise<Session | null> {

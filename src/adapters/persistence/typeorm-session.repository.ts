@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import { SessionQuery, SessionRepository } from '../../application/ports/session.repository';
 import { Session, SessionLifetime } from '../../domain/session/session';
 import { SessionRecord } from './records/session.record';
@@ -46,9 +47,12 @@ export class TypeOrmSessionRepository implements SessionRepository {
     );
   }
 
-  async save(session: Session): Promise<void> {
+  async save(session: Session): Promise<boolean> {
     const { id, realmId, userId: _userId, createdAt: _createdAt, ...fields } = toSessionRecord(session);
-    await this.tx.manager.getRepository(SessionRecord).update({ id, realmId }, fields);
+    // A live copy is written only over a live row: a revocation committed since it was read stays.
+    const criteria = fields.revokedAt ? { id, realmId } : { id, realmId, revokedAt: IsNull() };
+    const result = await this.tx.manager.getRepository(SessionRecord).update(criteria, fields);
+    return (result.affected ?? 0) > 0;
   }
 
   async findById(realmId: string, id: string): Promise<Session | null> {

@@ -44,7 +44,7 @@ export class FingerprintSessionGuardian extends SessionGuardian {
    * Lets a matching use through. A non-match, or any use of an already flagged session, is
    * refused. The flag, the audit events, the email and the mfaToken commit before the error is
    * thrown: the refresh fails, the evidence stays.
-   * @throws DomainError MFA_REQUIRED (with `mfaToken`) | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED
+   * @throws DomainError MFA_REQUIRED (with `mfaToken`) | REAUTHENTICATION_REQUIRED | VALIDATION_FAILED | INVALID_TOKEN (revoked meanwhile)
    */
   override async check(input: GuardInput): Promise<void> {
     const { session, now, realm } = input;
@@ -58,7 +58,8 @@ export class FingerprintSessionGuardian extends SessionGuardian {
     const deviceName = observation.detected.name;
     const error = await this.tx.run(async () => {
       session.flagMismatch(score, now);
-      await this.sessions.save(session);
+      // Revoked since the refresh read it (a logout, an administrator): ended, nothing to flag.
+      if (!(await this.sessions.save(session))) return new DomainError('INVALID_TOKEN', 'The refresh token is invalid');
       await this.audit.record({
         type: 'session.flagged',
         realmId: realm.id,

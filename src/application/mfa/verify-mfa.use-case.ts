@@ -304,7 +304,8 @@ export class VerifyMfaUseCase {
     }
     session.clearFlag(observation.fingerprint, client.fingerprint, amr);
     session.touch(now, client.ip);
-    await this.sessions.save(session);
+    // Revoked since it was read (a logout, an administrator): it stays ended.
+    if (!(await this.sessions.save(session))) throw invalidToken('The session to re-verify has ended');
     await this.refreshTokens.deleteAllForSession(session.id);
     const tokens = await this.issuer.reissue(realm, user, session, now);
     return { sessionId: session.id, tokens };

@@ -14,7 +14,12 @@ export interface SessionQuery {
 export abstract class SessionRepository {
   /** Batchable (`Transaction.batch`). */
   abstract insert(session: Session): Promise<void>;
-  abstract save(session: Session): Promise<void>;
+  /**
+   * Stores a session's changed state. A revocation is final: a copy read before the session was
+   * revoked (by a logout, an administrator, a suspension) never brings it back — false then, and
+   * nothing is written.
+   */
+  abstract save(session: Session): Promise<boolean>;
   abstract findById(realmId: string, id: string): Promise<Session | null>;
   /**
    * Whether the session exists, is not revoked and has not passed its idle timeout or absolute

@@ -156,6 +156,20 @@ describe('FingerprintSessionGuardian', () => {
     expect(f.mailer.sent[0].text).toContain('Firefox on Windows');
   });
 
+  it('answers INVALID_TOKEN and flags, mails and audits nothing when the session was revoked after the refresh read it', async () => {
+    const f = setup(aUser({ mfaMethods: ['totp'] }));
+    await f.sessions.revoke('default', f.session.id, new Date('2026-11-25T12:00:00.000Z'), 'logout'); // f.session is the copy read before
+
+    const error = await errorOf(f.check(client(desktop, 'Firefox/Windows', '192.0.2.9')));
+
+    expect(error.code).toBe('INVALID_TOKEN');
+    const stored = (await f.sessions.findById('default', f.session.id))!;
+    expect(stored.revokedAt).not.toBeNull();
+    expect(stored.status).toBe('active');
+    expect(f.audit.entries).toEqual([]);
+    expect(f.mailer.sent).toEqual([]);
+  });
+
   it('flags without revoking for a user with MFA and answers MFA_REQUIRED with a reverify mfaToken for this session', async () => {
     const f = setup(aUser({ mfaMethods: ['totp'] }));
     const error = await errorOf(f.check(client(desktop, 'Firefox/Windows', '192.0.2.9')));
