@@ -1,5 +1,5 @@
 import { SessionRepository } from '../../src/application/ports/session.repository';
-import { FailedLoginOutcome, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
+import { FailedLoginOutcome, SignInRefusedError, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
 import { DomainError } from '../../src/domain/errors';
 import { SessionLifetime } from '../../src/domain/session/session';
 import { LockoutPolicy, User, UserSummary } from '../../src/domain/user/user';
@@ -55,7 +55,8 @@ export class InMemoryUserRepository extends UserRepository {
 
   async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
     const user = this.rows.get(userId);
-    if (user && user.realmId === realmId) user.recordSuccessfulLogin(now);
+    if (!user || user.realmId !== realmId || !user.canAuthenticate(now)) throw new SignInRefusedError();
+    user.recordSuccessfulLogin(now);
   }
 
   async delete(realmId: string, id: string): Promise<boolean> {

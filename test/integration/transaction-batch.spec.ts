@@ -3,7 +3,7 @@ import { AuditLog } from '../../src/application/ports/audit-log';
 import { RefreshTokenRepository } from '../../src/application/ports/refresh-token.repository';
 import { SessionRepository } from '../../src/application/ports/session.repository';
 import { Transaction } from '../../src/application/ports/transaction';
-import { UserRepository } from '../../src/application/ports/user.repository';
+import { SignInRefusedError, UserRepository } from '../../src/application/ports/user.repository';
 import { sqlState } from '../../src/adapters/persistence/database-errors';
 import { PGliteClient } from '../../src/adapters/persistence/pglite-serial-driver';
 import { TypeOrmSigningKeyStore } from '../../src/adapters/persistence/typeorm-signing-key-store';
@@ -120,17 +120,40 @@ describe('Transaction.batch', () => {
     expect(events[0]).toMatchObject({ sessionId: session.id, ip: '203.0.113.7', at, details: { amr: ['pwd'], nested: { n: 1 } } });
   });
 
-  it('keeps a lock still in force when a login that checked the password before it lands', async () => {
-    for (const lockedUntil of [null, new Date(at.getTime() + 60_000)]) {
-      const user = aUser({ status: 'locked', lockedUntil, failedLoginCount: 5 });
+  it('stores nothing of a login whose account was locked or suspended while its password was checked', async () => {
+    const states = [
+      { status: 'locked', lockedUntil: null },
+      { status: 'locked', lockedUntil: new Date(at.getTime() + 60_000) },
+      { status: 'suspended', lockedUntil: null },
+    ] as const;
+    for (const state of states) {
+      const user = aUser({ ...state, failedLoginCount: 5 });
       await users.insert(user);
-      await users.recordSuccessfulLogin('default', user.id, at);
+      const session = aSession(user.id);
+
+      await expect(tx.batch(() => loginWrites(user, session, `rt-${crypto.randomUUID()}`))).rejects.toBeInstanceOf(SignInRefusedError);
+
+      expect(await sessions.findById('default', session.id)).toBeNull();
+      expect(await auditedLogins(user.id)).toEqual([]);
       const stored = await users.findById('default', user.id);
-      expect(stored?.statusAt(at)).toBe('locked');
-      expect(stored?.failedLoginCount).toBe(5);
-      expect(stored?.lockedUntil).toEqual(lockedUntil);
-      expect(stored?.lastLoginAt).toEqual(at);
+      expect(stored?.snapshot()).toMatchObject({ ...state, failedLoginCount: 5, lastLoginAt: null });
     }
+  });
+
+  it('refuses a required write that matches no row alone, inside run (rolled back) and in a batch', async () => {
+    const locked = aUser({ status: 'locked', lockedUntil: null });
+    await users.insert(locked);
+    await expect(users.recordSuccessfulLogin('default', locked.id, at)).rejects.toBeInstanceOf(SignInRefusedError);
+    await expect(tx.batch(() => users.recordSuccessfulLogin('default', locked.id, at))).rejects.toBeInstanceOf(SignInRefusedError);
+    const session = aSession(locked.id);
+    await expect(
+      tx.run(async () => {
+        await sessions.insert(session);
+        await users.recordSuccessfulLogin('default', locked.id, at);
+      }),
+    ).rejects.toBeInstanceOf(SignInRefusedError);
+    expect(await sessions.findById('default', session.id)).toBeNull();
+    expect((await users.findById('default', locked.id))?.lastLoginAt).toBeNull();
   });
 
   it('returns what work returns, and writes nothing for work without writes', async () => {
@@ -294,7 +317,7 @@ describe('Transaction.batch', () => {
       expect(texts).toHaveLength(2);
       expect(texts[0]).toMatch(/^SELECT .* FROM users u WHERE u\.realm_id = \$1 AND u\.email = \$2$/s);
       expect(texts[1]).toMatch(
-        /^WITH w0 AS \(UPDATE users .*\), w1 AS \(INSERT INTO sessions .*\), w2 AS \(INSERT INTO refresh_tokens .*\), w3 AS \(INSERT INTO audit_events .*\) SELECT 1$/s,
+        /^WITH w0 AS \(UPDATE users .*\), w1 AS \(INSERT INTO sessions .*\), w2 AS \(INSERT INTO refresh_tokens .*\), w3 AS \(INSERT INTO audit_events .*\) SELECT require_written\(EXISTS \(SELECT 1 FROM w0\), 0\)$/s,
       );
     } finally {
       spy.mockRestore();

@@ -226,6 +226,53 @@ describe('AUTH-02 — per-account failed-attempt limit', () => {
     expect((await attempt(user.email, PASSWORD)).status).toBe(200);
   });
 
+  it('AUTH-02 holds under a burst: of 25 parallel wrong passwords exactly 10 get 401, the rest 423', async () => {
+    const user = await register(t);
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => attempt(user.email, `parallel guess ${i}`)));
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses).toEqual([...Array(10).fill(401), ...Array(15).fill(423)]);
+    for (const res of answers.filter((r) => r.status === 423)) expect(res.body.error.code).toBe('ACCOUNT_LOCKED');
+    const [row] = await t.dataSource.query(`SELECT status, failed_login_count FROM users WHERE id = $1`, [user.id]);
+    expect(row).toEqual({ status: 'locked', failed_login_count: 10 });
+    expect((await attempt(user.email, PASSWORD)).status).toBe(423);
+  });
+
+  it('AUTH-02 a stolen access token cannot guess through the lock: password change and factor removal answer 423 to every password', async () => {
+    const owner = await userWithTotp(t);
+    const token = owner.accessToken;
+    for (let i = 0; i < 10; i++) expect((await attempt(owner.email, `wrong guess ${i}`)).status).toBe(401);
+    const change = (currentPassword: string) =>
+      t
+        .api()
+        .post('/api/v1/auth/password/change')
+        .set(...bearer(token))
+        .send({ currentPassword, newPassword: 'a fresh passphrase 2026' });
+    const removeTotp = (password: string) =>
+      t
+        .api()
+        .delete('/api/v1/auth/mfa/totp')
+        .set(...bearer(token))
+        .send({ password });
+    for (const res of [
+      await change('not the password'),
+      await change(PASSWORD),
+      await removeTotp('not the password'),
+      await removeTotp(PASSWORD),
+    ]) {
+      expect([res.status, res.body.error?.code]).toEqual([423, 'ACCOUNT_LOCKED']);
+    }
+    const [row] = await t.dataSource.query(`SELECT status, failed_login_count FROM users WHERE id = $1`, [owner.id]);
+    expect(row).toEqual({ status: 'locked', failed_login_count: 10 });
+    const refusals = await t.dataSource.query(
+      `SELECT details->>'passwordMatched' AS matched FROM audit_events
+        WHERE user_id = $1 AND type = 'login.failed' AND details->>'reason' = 'locked' AND session_id IS NOT NULL`,
+      [owner.id],
+    );
+    expect(refusals.map((r: { matched: string }) => r.matched).sort()).toEqual(['false', 'false', 'true', 'true']);
+    t.clock.advance(901);
+    expect((await attempt(owner.email, PASSWORD)).body.requiresMfa).toBe(true); // the password did not change, TOTP is still on
+  });
+
   it('AUTH-02 counts consecutive failures: a successful login resets the counter', async () => {
     const user = await register(t);
     for (let i = 0; i < 9; i++) expect((await attempt(user.email, `wrong ${i}`)).status).toBe(401);

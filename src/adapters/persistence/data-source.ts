@@ -13,6 +13,7 @@ import { Webhooks1764180000000 } from '../../../migrations/1764180000000-webhook
 import { RealmSettings1764190000000 } from '../../../migrations/1764190000000-realm-settings';
 import { WebhookDeliveryRetention1764200000000 } from '../../../migrations/1764200000000-webhook-delivery-retention';
 import { StoredUserSearchKeys1764210000000 } from '../../../migrations/1764210000000-stored-user-search-keys';
+import { RequiredBatchWrites1764220000000 } from '../../../migrations/1764220000000-required-batch-writes';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   RealmSettings1764190000000,
   WebhookDeliveryRetention1764200000000,
   StoredUserSearchKeys1764210000000,
+  RequiredBatchWrites1764220000000,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { Clock } from '../../application/ports/clock';
-import { unwrapRows } from './typeorm-user.repository';
+import { unwrapRows } from './typeorm-transaction';
 
 export interface LeasedOutboxOptions {
   /** The table: columns `id`, `status` ('pending' while due), `attempts`, `next_attempt_at`, `locked_until`. */

@@ -3,8 +3,8 @@ import { MfaCredentialRepository, TotpCredential, WebauthnCredential } from '../
 import { DomainError } from '../../domain/errors';
 import { sqlState, UNIQUE_VIOLATION } from './database-errors';
 import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } from './records/mfa.records';
-import { TypeOrmTransaction } from './typeorm-transaction';
-import { isUuid, unwrapRows } from './typeorm-user.repository';
+import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
+import { isUuid } from './typeorm-user.repository';
 
 function toTotp(record: TotpCredentialRecord): TotpCredential {
   return {

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OneTimeToken, OneTimeTokenKind, OneTimeTokenRepository } from '../../application/ports/one-time-token.repository';
 import { OneTimeTokenRecord } from './records/one-time-token.record';
-import { TypeOrmTransaction } from './typeorm-transaction';
-import { unwrapRows } from './typeorm-user.repository';
+import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
 
 function toOneTimeToken(record: OneTimeTokenRecord): OneTimeToken {
   return {

@@ -4,8 +4,7 @@ import { Session } from '../../domain/session/session';
 import { RefreshTokenRecord } from './records/refresh-token.record';
 import { SessionRecord } from './records/session.record';
 import { SESSION_COLUMNS, toSession } from './session.mapper';
-import { TypeOrmTransaction } from './typeorm-transaction';
-import { unwrapRows } from './typeorm-user.repository';
+import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
 import { toUser, USER_COLUMNS, UserRow } from './user.mapper';
 
 @Injectable()

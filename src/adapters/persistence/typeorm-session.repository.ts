@@ -4,8 +4,8 @@ import { SessionQuery, SessionRepository } from '../../application/ports/session
 import { Session, SessionLifetime } from '../../domain/session/session';
 import { SessionRecord } from './records/session.record';
 import { LIVE, SESSION_COLUMNS, toSession, toSessionRecord } from './session.mapper';
-import { TypeOrmTransaction } from './typeorm-transaction';
-import { isUuid, unwrapRows } from './typeorm-user.repository';
+import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
+import { isUuid } from './typeorm-user.repository';
 
 @Injectable()
 export class TypeOrmSessionRepository implements SessionRepository {

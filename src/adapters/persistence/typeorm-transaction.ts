@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Transaction } from '../../application/ports/transaction';
+import { sqlState } from './database-errors';
 
 /** The part of a `pg` pool used for prepared statements. */
 interface PgPool {
@@ -13,7 +14,12 @@ interface PgPool {
 export interface Write {
   text: string;
   params: unknown[];
+  /** A write that must change a row: the error its batch or transaction fails with when it changes none. */
+  unmatched?: () => Error;
 }
+
+/** The SQLSTATE `require_written` raises when a required write of a batch matched no row. */
+const REQUIRED_WRITE_UNMATCHED = 'IDB01';
 
 /** Inside `run`: the transaction's manager. Inside `batch`: the writes queued so far. */
 type Scope = ({ kind: 'run'; manager: EntityManager } | { kind: 'batch'; writes: Write[]; ended: boolean }) & { effects: (() => void)[] };
@@ -78,16 +84,23 @@ export class TypeOrmTransaction implements Transaction {
    * A write whose result nobody reads: one INSERT, UPDATE or DELETE (no WITH of its own, no
    * trailing semicolon, `$n` only as placeholders). Inside `batch` it is queued and sent with the
    * batch's other writes; inside `run` it executes at once in the transaction; outside both it
-   * executes at once, as a prepared statement on PostgreSQL.
+   * executes at once, as a prepared statement on PostgreSQL. With `unmatched`, the write is a
+   * condition of the work: when it changes no row, nothing of the batch is stored (inside `run`,
+   * the transaction rolls back) and the work fails with `unmatched()`.
    */
-  async write(text: string, params: unknown[]): Promise<void> {
+  async write(text: string, params: unknown[], unmatched?: () => Error): Promise<void> {
     const scope = this.scope.getStore();
     if (scope?.kind !== 'batch') {
-      await this.preparedText(text, params);
+      if (!unmatched) {
+        await this.preparedText(text, params);
+        return;
+      }
+      const rows = unwrapRows(await this.preparedText<unknown>(`${text} RETURNING 1`, params));
+      if (rows.length === 0) throw unmatched();
       return;
     }
     if (scope.ended) throw new Error('Programming error: a write queued after its batch was sent (work left a call running)');
-    scope.writes.push({ text, params });
+    scope.writes.push({ text, params, unmatched });
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
@@ -121,7 +134,13 @@ export class TypeOrmTransaction implements Transaction {
       scope.ended = true;
     }
     const statement = combineWrites(scope.writes);
-    if (statement) await this.preparedText(statement.text, statement.params);
+    if (statement) {
+      try {
+        await this.preparedText(statement.text, statement.params);
+      } catch (error) {
+        throw unmatchedWrite(scope.writes, error) ?? error;
+      }
+    }
     runEffects(scope.effects);
     return result;
   }
@@ -132,6 +151,11 @@ export class TypeOrmTransaction implements Transaction {
     const master = (this.dataSource.driver as unknown as { master?: Partial<PgPool> }).master;
     return master && typeof master.query === 'function' ? (master as PgPool) : null;
   }
+}
+
+/** `manager.query` of an UPDATE … RETURNING yields `[rows, count]` on PostgreSQL. */
+export function unwrapRows<T>(result: T[] | [T[], number]): T[] {
+  return Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
 }
 
 /** Effects never fail the work whose writes they follow. */
@@ -147,11 +171,13 @@ function runEffects(effects: readonly (() => void)[]): void {
 
 /**
  * Writes as one statement of data-modifying CTEs, `WITH w0 AS (…), w1 AS (…) SELECT 1`, each
- * write's placeholders shifted past the parameters of the writes before it. One write is sent as
- * it is; none gives null.
+ * write's placeholders shifted past the parameters of the writes before it. A required write
+ * returns its rows and the final SELECT fails the statement (`require_written`) when it has none.
+ * One plain write is sent as it is; none gives null.
  */
 export function combineWrites(writes: readonly Write[]): Write | null {
-  if (writes.length <= 1) return writes[0] ?? null;
+  if (writes.length === 0) return null;
+  if (writes.length === 1 && !writes[0].unmatched) return writes[0];
   const params: unknown[] = [];
   const parts = writes.map((write, index) => {
     const offset = params.length;
@@ -163,9 +189,18 @@ export function combineWrites(writes: readonly Write[]): Write | null {
       }
       return `$${n + offset}`;
     });
-    return `w${index} AS (${text})`;
+    return `w${index} AS (${text}${write.unmatched ? ' RETURNING 1' : ''})`;
   });
-  return { text: `WITH ${parts.join(', ')} SELECT 1`, params };
+  const checks = writes.flatMap((write, index) => (write.unmatched ? [`require_written(EXISTS (SELECT 1 FROM w${index}), ${index})`] : []));
+  return { text: `WITH ${parts.join(', ')} SELECT ${checks.length ? checks.join(' + ') : '1'}`, params };
+}
+
+/** The error of the required write a failed batch statement names, if that is why it failed. */
+function unmatchedWrite(writes: readonly Write[], error: unknown): Error | null {
+  if (sqlState(error) !== REQUIRED_WRITE_UNMATCHED) return null;
+  const part = /write (\d+) of the batch/.exec(error instanceof Error ? error.message : '')?.[1];
+  const unmatched = part === undefined ? undefined : writes[Number(part)]?.unmatched;
+  return unmatched ? unmatched() : null;
 }
 
 function insideBatch(what: string): Error {

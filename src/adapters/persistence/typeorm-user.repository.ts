@@ -1,12 +1,12 @@
 import { SessionLifetime } from '../../domain/session/session';
 import { Injectable } from '@nestjs/common';
-import { UserQuery, UserRepository, FailedLoginOutcome } from '../../application/ports/user.repository';
+import { FailedLoginOutcome, SignInRefusedError, UserQuery, UserRepository } from '../../application/ports/user.repository';
 import { DomainError } from '../../domain/errors';
 import { Email } from '../../domain/user/email';
 import { LockoutPolicy, User, UserSummary } from '../../domain/user/user';
 import { sqlState, UNIQUE_VIOLATION } from './database-errors';
 import { UserRecord } from './records/user.record';
-import { TypeOrmTransaction } from './typeorm-transaction';
+import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
 import { LIVE } from './session.mapper';
 import { toUser, toUserRecord, toUserSummary, USER_COLUMNS, USER_SUMMARY_COLUMNS, UserRow, UserSummaryRow } from './user.mapper';
 
@@ -121,15 +121,14 @@ export class TypeOrmUserRepository implements UserRepository {
   /** Batchable (`TypeOrmTransaction.write`). */
   async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
     await this.tx.write(
-      // A lock still in force was set while the password was being checked (lockout by other
-      // attempts, or an administrator): it stays. One whose time has passed is lifted.
-      `UPDATE users SET last_login_at = $3, updated_at = $3,
-         failed_login_count = CASE WHEN status = 'locked' AND (locked_until IS NULL OR locked_until > $3)
-                                   THEN failed_login_count ELSE 0 END,
-         status = CASE WHEN status = 'locked' AND locked_until <= $3 THEN 'active' ELSE status END,
-         locked_until = CASE WHEN status = 'locked' AND locked_until <= $3 THEN NULL ELSE locked_until END
-       WHERE realm_id = $1 AND id = $2`,
+      // The account may have been locked (by concurrent wrong passwords, or an administrator) or
+      // suspended while the password was being checked: then nothing of the sign-in is stored.
+      // A lock whose time has passed is lifted.
+      `UPDATE users SET last_login_at = $3, updated_at = $3, failed_login_count = 0, status = 'active', locked_until = NULL
+       WHERE realm_id = $1 AND id = $2
+         AND (status = 'active' OR (status = 'locked' AND locked_until IS NOT NULL AND locked_until <= $3))`,
       [realmId, userId, now],
+      () => new SignInRefusedError(),
     );
   }
 
@@ -209,9 +208,4 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids from URLs are untrusted: anything that is not a UUID cannot exist (and must not reach a uuid cast). */
 export function isUuid(value: string): boolean {
   return UUID.test(value);
-}
-
-/** `manager.query` of an UPDATE … RETURNING yields `[rows, count]` on PostgreSQL. */
-export function unwrapRows<T>(result: T[] | [T[], number]): T[] {
-  return Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
 }

@@ -3,8 +3,8 @@ import { SecretCipher } from '../../application/ports/secret-cipher';
 import { DeliveryQuery, WebhookRepository } from '../../application/ports/webhook.repository';
 import { ALL_EVENTS, Webhook, WebhookDelivery, WebhookDeliveryStatus } from '../../domain/webhook/webhook';
 import { WebhookRecord } from './records/webhook.records';
-import { TypeOrmTransaction } from './typeorm-transaction';
-import { isUuid, unwrapRows } from './typeorm-user.repository';
+import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
+import { isUuid } from './typeorm-user.repository';
 
 /** How long an instance trusts its copy of a realm's subscriptions. */
 export const SUBSCRIPTIONS_TTL_MS = 5000;

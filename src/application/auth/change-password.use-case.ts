@@ -11,7 +11,7 @@ import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountEmails } from './account-emails';
-import { recordWrongPassword } from './wrong-password';
+import { accountLocked, confirmPasswordUnderLockout } from './wrong-password';
 
 export interface ChangePasswordInput {
   realm: Realm;
@@ -40,20 +40,28 @@ export class ChangePasswordUseCase {
   /**
    * Replaces the password after checking the current one, ends the user's other sessions, voids
    * pending reset links and MFA challenges, and tells the owner by email. A wrong current
-   * password counts towards the account lockout like a failed login, so a stolen access token
-   * cannot be used to guess it.
-   * @throws DomainError INVALID_CREDENTIALS | VALIDATION_FAILED | INVALID_TOKEN
+   * password counts towards the account lockout like a failed login, and while the account is
+   * locked every current password gets ACCOUNT_LOCKED, so a stolen access token cannot be used to
+   * guess it.
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | VALIDATION_FAILED | INVALID_TOKEN
    */
   async execute(input: ChangePasswordInput): Promise<{ otherSessionsRevoked: number }> {
     const user = await this.users.findById(input.realm.id, input.userId);
     if (!user) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
-    const matches = user.passwordHash
-      ? await this.hasher.verify(input.currentPassword, user.passwordHash)
-      : await this.hasher.verifyDummy(input.currentPassword);
-    if (!matches) {
-      await this.recordWrongPassword(input);
-      throw new DomainError('INVALID_CREDENTIALS', 'The current password is incorrect');
-    }
+    const { users, audit, tx, hasher } = this;
+    await confirmPasswordUnderLockout(
+      { users, audit, tx, hasher },
+      {
+        realm: input.realm,
+        user,
+        password: input.currentPassword,
+        sessionId: input.sessionId,
+        ip: input.ip,
+        at: this.clock.now(),
+        details: { reason: 'wrong_current_password' },
+        wrongMessage: 'The current password is incorrect',
+      },
+    );
     input.realm.policy.assertAcceptablePassword(
       input.newPassword,
       (c) => this.blocklist.isCommon(c),
@@ -68,8 +76,10 @@ export class ChangePasswordUseCase {
     const passwordHash = await this.hasher.hash(input.newPassword);
     const now = this.clock.now();
     return this.tx.run(async () => {
-      const current = await this.users.findById(input.realm.id, input.userId);
+      // Locked for the change: a lock set since the check (other attempts, an administrator) wins.
+      const current = await this.users.findByIdForUpdate(input.realm.id, input.userId);
       if (!current) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+      if (current.statusAt(now) === 'locked') throw accountLocked(current, now);
       current.changePasswordHash(passwordHash, now);
       await this.users.save(current);
       const revoked = await this.sessions.revokeAllForUser(input.realm.id, current.id, now, 'password_changed', input.sessionId);
@@ -87,20 +97,5 @@ export class ChangePasswordUseCase {
       });
       return { otherSessionsRevoked: revoked };
     });
-  }
-
-  private recordWrongPassword(input: ChangePasswordInput): Promise<void> {
-    const { users, audit, tx } = this;
-    return recordWrongPassword(
-      { users, audit, tx },
-      {
-        realm: input.realm,
-        userId: input.userId,
-        sessionId: input.sessionId,
-        ip: input.ip,
-        at: this.clock.now(),
-        details: { reason: 'wrong_current_password' },
-      },
-    );
   }
 }

@@ -7,9 +7,9 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { PasswordHasher } from '../ports/password-hasher';
 import { Transaction } from '../ports/transaction';
-import { UserRepository } from '../ports/user.repository';
+import { FailedLoginOutcome, SignInRefusedError, UserRepository } from '../ports/user.repository';
 import { ClientContext } from './client-context';
-import { recordWrongPassword } from './wrong-password';
+import { accountLocked, recordWrongPassword } from './wrong-password';
 import { DeviceObserver } from './device-observation';
 import { DpopRequest } from './dpop-binding';
 import { MfaChallenges } from './mfa-challenges';
@@ -62,21 +62,14 @@ export class LoginUseCase {
     const passwordMatches = await this.hasher.verify(input.password, user.passwordHash);
     const now = this.clock.now();
     const status = user.statusAt(now);
-    // While locked, right and wrong passwords get the same 423: answering 401 to the wrong ones
-    // would let guessing go on through the lock, with the 423 confirming the right password.
+    // While locked, right and wrong passwords get the same 423 (accountLocked).
     if (status === 'locked') {
       await this.refused(realm, user.id, client, now, { reason: 'locked', passwordMatched: passwordMatches });
-      const retryAfter = user.lockRemainingSeconds(now);
-      throw new DomainError(
-        'ACCOUNT_LOCKED',
-        retryAfter
-          ? 'This account is temporarily locked after too many failed logins'
-          : 'This account is locked; an administrator must unlock it',
-        retryAfter ? { retryAfterSeconds: retryAfter } : {},
-      );
+      throw accountLocked(user, now);
     }
     if (!passwordMatches) {
-      await this.recordFailure(realm, user, client, now);
+      // Not counted: locked by concurrent attempts while this password was checked, or suspended.
+      if (!(await this.recordFailure(realm, user, client, now))) await this.refuseIfLocked(realm, user.id, now);
       throw invalidCredentials();
     }
     if (status === 'suspended') {
@@ -89,26 +82,55 @@ export class LoginUseCase {
       realm.policy.assertMaySignIn(user);
     }
     if (user.mfaEnabled) {
-      // No session yet: it is opened when the second factor succeeds.
+      // No session yet: it is opened when the second factor succeeds — and no challenge for an
+      // account that concurrent attempts locked (or an administrator suspended) meanwhile.
+      const current = await this.users.findById(realm.id, user.id);
+      if (!current?.canAuthenticate(now)) await this.refuseChanged(realm, user.id, client, now);
       const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'login', now });
       return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
     }
     // Writes only (the lookup is done): one statement instead of BEGIN, four writes and COMMIT.
-    const { session, tokens } = await this.tx.batch(async () => {
-      await this.users.recordSuccessfulLogin(realm.id, user.id, now);
-      const opened = await this.issuer.open({ realm, user, client, observation, amr: ['pwd'], dpopJkt, now });
-      await this.audit.record({
-        type: 'login.succeeded',
-        realmId: realm.id,
-        userId: user.id,
-        sessionId: opened.session.id,
-        ip: client.ip,
-        at: now,
-        details: { amr: ['pwd'] },
-      });
-      return opened;
-    });
+    // It stores nothing if the account was locked or suspended while the password was checked.
+    const { session, tokens } = await this.tx
+      .batch(async () => {
+        await this.users.recordSuccessfulLogin(realm.id, user.id, now);
+        const opened = await this.issuer.open({ realm, user, client, observation, amr: ['pwd'], dpopJkt, now });
+        await this.audit.record({
+          type: 'login.succeeded',
+          realmId: realm.id,
+          userId: user.id,
+          sessionId: opened.session.id,
+          ip: client.ip,
+          at: now,
+          details: { amr: ['pwd'] },
+        });
+        return opened;
+      })
+      .catch((error: unknown) =>
+        error instanceof SignInRefusedError ? this.refuseChanged(realm, user.id, client, now) : Promise.reject(error),
+      );
     return { kind: 'authenticated', user, tokens, sessionId: session.id };
+  }
+
+  /** ACCOUNT_LOCKED when the account is locked now. */
+  private async refuseIfLocked(realm: Realm, userId: string, now: Date): Promise<void> {
+    const current = await this.users.findById(realm.id, userId);
+    if (current?.statusAt(now) === 'locked') throw accountLocked(current, now);
+  }
+
+  /**
+   * Refuses a right password whose account changed while it was checked: locked (by concurrent
+   * attempts or an administrator) → ACCOUNT_LOCKED, suspended → ACCOUNT_SUSPENDED, gone → 401.
+   */
+  private async refuseChanged(realm: Realm, userId: string, client: ClientContext, now: Date): Promise<never> {
+    const current = await this.users.findById(realm.id, userId);
+    const status = current?.statusAt(now);
+    // 'state_changed': unlocked or reactivated again by an administrator since the refusal.
+    const reason = !status ? 'unknown_user' : status === 'active' ? 'state_changed' : status;
+    await this.refused(realm, userId, client, now, { reason, passwordMatched: true });
+    if (current && status === 'locked') throw accountLocked(current, now);
+    if (status === 'suspended') throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
+    throw invalidCredentials();
   }
 
   /** Audits a login refused without counting towards the lockout (unknown user, locked, suspended). */
@@ -116,7 +138,7 @@ export class LoginUseCase {
     return this.audit.record({ type: 'login.failed', realmId: realm.id, userId, ip: client.ip, at, details });
   }
 
-  private recordFailure(realm: Realm, user: User, client: ClientContext, now: Date): Promise<void> {
+  private recordFailure(realm: Realm, user: User, client: ClientContext, now: Date): Promise<FailedLoginOutcome | null> {
     const { users, audit, tx } = this;
     return recordWrongPassword(
       { users, audit, tx },

@@ -10,7 +10,7 @@ import { PasswordHasher } from '../ports/password-hasher';
 import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { recordWrongPassword } from '../auth/wrong-password';
+import { confirmPasswordUnderLockout } from '../auth/wrong-password';
 
 /** The signed-in caller of a /mfa endpoint. */
 export interface MfaActor {
@@ -58,26 +58,25 @@ export class MfaAccount {
 
   /**
    * Re-checks the password before a factor is removed or the recovery codes replaced. A wrong
-   * password counts towards the account lockout like a failed login, so a stolen access token
-   * cannot be used to guess it.
-   * @throws DomainError INVALID_CREDENTIALS
+   * password counts towards the account lockout like a failed login, and while the account is
+   * locked every password gets ACCOUNT_LOCKED, so a stolen access token cannot be used to guess it.
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED
    */
   async confirmPassword(user: User, password: string, actor: MfaActor, action: string, now: Date): Promise<void> {
-    const ok = user.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDummy(password);
-    if (ok) return;
-    const { users, audit, tx } = this;
-    await recordWrongPassword(
-      { users, audit, tx },
+    const { users, audit, tx, hasher } = this;
+    await confirmPasswordUnderLockout(
+      { users, audit, tx, hasher },
       {
         realm: actor.realm,
-        userId: user.id,
+        user,
+        password,
         sessionId: actor.sessionId,
         ip: actor.ip,
         at: now,
         details: { reason: 'wrong_password', action },
+        wrongMessage: 'The password is incorrect',
       },
     );
-    throw new DomainError('INVALID_CREDENTIALS', 'The password is incorrect');
   }
 
   /** Replaces the user's recovery codes with 10 new ones and returns them in clear, once. */

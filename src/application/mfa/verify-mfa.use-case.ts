@@ -19,7 +19,7 @@ import { SecretCipher } from '../ports/secret-cipher';
 import { SessionRepository } from '../ports/session.repository';
 import { TotpVerifier } from '../ports/totp-verifier';
 import { Transaction } from '../ports/transaction';
-import { UserRepository } from '../ports/user.repository';
+import { SignInRefusedError, UserRepository } from '../ports/user.repository';
 import { WebAuthnRelyingParty } from '../ports/webauthn-relying-party';
 import { MfaAccount } from './mfa-account';
 import { openMfaChallenge } from './open-mfa-challenge';
@@ -97,36 +97,41 @@ export class VerifyMfaUseCase {
 
     const check = await this.checkFactor(realm, user, input.type, input.code, token, pending, now);
     if (check.ok) {
-      const result = await this.tx.run(async () => {
-        if (!(await check.commit())) return null;
-        if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
-        const amr = ['pwd', check.amr];
-        const outcome =
-          pending.purpose === 'reverify'
-            ? await this.reverify(realm, user, pending, client, observation, amr, now)
-            : await this.openSession(realm, user, client, observation, amr, dpopJkt, now);
-        await this.audit.record({
-          type: 'mfa.succeeded',
-          realmId: realm.id,
-          userId: user.id,
-          sessionId: outcome.sessionId,
-          ip: client.ip,
-          at: now,
-          details: { type: input.type, purpose: pending.purpose, ...check.details },
-        });
-        if (pending.purpose !== 'reverify') {
+      const result = await this.tx
+        .run(async () => {
+          if (!(await check.commit())) return null;
+          if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
+          const amr = ['pwd', check.amr];
+          const outcome =
+            pending.purpose === 'reverify'
+              ? await this.reverify(realm, user, pending, client, observation, amr, now)
+              : await this.openSession(realm, user, client, observation, amr, dpopJkt, now);
           await this.audit.record({
-            type: 'login.succeeded',
+            type: 'mfa.succeeded',
             realmId: realm.id,
             userId: user.id,
             sessionId: outcome.sessionId,
             ip: client.ip,
             at: now,
-            details: { amr },
+            details: { type: input.type, purpose: pending.purpose, ...check.details },
           });
-        }
-        return outcome;
-      });
+          if (pending.purpose !== 'reverify') {
+            await this.audit.record({
+              type: 'login.succeeded',
+              realmId: realm.id,
+              userId: user.id,
+              sessionId: outcome.sessionId,
+              ip: client.ip,
+              at: now,
+              details: { amr },
+            });
+          }
+          return outcome;
+        })
+        .catch((error: unknown) => {
+          // Locked or suspended while the factor was checked: nothing was stored, the sign-in is refused.
+          throw error instanceof SignInRefusedError ? invalidToken() : error;
+        });
       if (result) return { user, tokens: result.tokens, sessionId: result.sessionId, purpose: pending.purpose };
     }
     const reason = check.ok ? check.lostRace : check.reason;

@@ -7,6 +7,16 @@ export interface FailedLoginOutcome {
   lockedNow: boolean;
 }
 
+/**
+ * A sign-in's writes were refused because the account can no longer sign in: it was locked or
+ * suspended after its password was read and while it was being checked. Nothing was stored.
+ */
+export class SignInRefusedError extends Error {
+  constructor() {
+    super('The account can no longer sign in');
+  }
+}
+
 export type UserSort = 'createdAt' | '-createdAt' | 'email' | '-email' | 'lastLoginAt' | '-lastLoginAt';
 
 export interface UserQuery {
@@ -54,8 +64,10 @@ export abstract class UserRepository {
   abstract recordFailedLogin(realmId: string, userId: string, policy: LockoutPolicy, now: Date): Promise<FailedLoginOutcome | null>;
   /**
    * Stamps `lastLoginAt` and resets the failure counter, lifting a lock whose time has passed, as
-   * `User.recordSuccessfulLogin` does; a lock still in force (set while the password was being
-   * checked) stays. Batchable (`Transaction.batch`).
+   * `User.recordSuccessfulLogin` does — only while the account may still sign in. Locked or
+   * suspended while its password was being checked, it changes nothing, and the batch or
+   * transaction it is part of fails with `SignInRefusedError`: no session is stored. Batchable
+   * (`Transaction.batch`).
    */
   abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void>;
   /** Removes the user with its sessions, credentials and tokens; false when absent. */

@@ -186,11 +186,7 @@ export class User {
 
   /** A successful login resets the failure counter. */
   recordSuccessfulLogin(now: Date): void {
-    // A lock still in force was set after the login checked the status: it stays.
-    if (this.statusAt(now) === 'locked') {
-      this.state = { ...this.state, lastLoginAt: now, updatedAt: now };
-      return;
-    }
+    if (!this.canAuthenticate(now)) throw new DomainError('INVALID_USER_STATE', `A ${this.statusAt(now)} account cannot sign in`);
     this.state = { ...this.state, failedLoginCount: 0, lastLoginAt: now, updatedAt: now };
     if (this.state.status === 'locked') this.state = { ...this.state, status: 'active', lockedUntil: null };
   }

@@ -69,14 +69,17 @@ describe('User', () => {
     expect(user.lastLoginAt).toEqual(now);
   });
 
-  it('keeps a lock still in force on a successful login (set while the password was checked), and lifts an expired one', () => {
+  it('refuses a successful login while a lock is in force or the account is suspended, and lifts an expired lock', () => {
     const later = new Date(now.getTime() + 60_000);
-    for (const lockedUntil of [null, later]) {
-      const locked = aUser({ status: 'locked', lockedUntil, failedLoginCount: 5 });
-      locked.recordSuccessfulLogin(now);
-      expect(locked.statusAt(now)).toBe('locked');
-      expect(locked.failedLoginCount).toBe(5);
-      expect(locked.lastLoginAt).toEqual(now);
+    for (const state of [
+      { status: 'locked', lockedUntil: null },
+      { status: 'locked', lockedUntil: later },
+      { status: 'suspended' },
+    ] as const) {
+      const refused = aUser({ ...state, failedLoginCount: 5 });
+      expect(() => refused.recordSuccessfulLogin(now)).toThrow(expect.objectContaining({ code: 'INVALID_USER_STATE' }));
+      expect(refused.failedLoginCount).toBe(5);
+      expect(refused.lastLoginAt).toBeNull();
     }
     const expired = aUser({ status: 'locked', lockedUntil: now, failedLoginCount: 5 });
     expired.recordSuccessfulLogin(now);

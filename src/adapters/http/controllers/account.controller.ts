@@ -76,7 +76,7 @@ export class AccountController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Change the password; revokes the other sessions' })
   @ApiOkResponse({ type: SuccessResponse })
-  @ApiErrors('INVALID_CREDENTIALS')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED')
   @Post('password/change')
   @HttpCode(200)
   async change(

@@ -136,7 +136,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Remove TOTP (password required)' })
   @ApiOkResponse({ type: MfaResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'NOT_FOUND')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'NOT_FOUND')
   @Delete('totp')
   @HttpCode(200)
   async totpDelete(
@@ -185,7 +185,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Remove a WebAuthn credential (password required)' })
   @ApiOkResponse({ type: MfaResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'NOT_FOUND')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'NOT_FOUND')
   @Delete('webauthn/:credentialId')
   @HttpCode(200)
   async webauthnDelete(
@@ -202,7 +202,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'New recovery codes (password required); the old ones stop working' })
   @ApiOkResponse({ type: RecoveryCodesResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'INVALID_USER_STATE')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'INVALID_USER_STATE')
   @Post('recovery-codes')
   @HttpCode(200)
   async recoveryCodes(
