@@ -50,7 +50,8 @@ export class ResetPasswordUseCase {
     const passwordHash = await this.hasher.hash(input.password);
     await this.tx.run(async () => {
       await this.linkTokens.consume(record, now);
-      const current = await this.users.findById(input.realm.id, record.userId);
+      // Locked for the change: a suspension or lock committed meanwhile is not written over.
+      const current = await this.users.findByIdForUpdate(input.realm.id, record.userId);
       if (!current || current.email !== record.email) throw invalidLinkToken();
       const newlyVerified = !current.emailVerified;
       current.changePasswordHash(passwordHash, now);
@@ -58,6 +59,7 @@ export class ResetPasswordUseCase {
       await this.users.save(current);
       const revoked = await this.sessions.revokeAllForUser(input.realm.id, current.id, now, 'password_reset');
       await this.oneTimeTokens.voidUnused(current.id, 'mfa', now);
+      await this.oneTimeTokens.voidUnused(current.id, 'password_reset', now); // the other links die with it
       await this.accountEmails.sendPasswordChanged(input.realm, current);
       await this.audit.record({
         type: 'user.password_reset',

@@ -33,7 +33,8 @@ export class VerifyEmailUseCase {
     await this.tx.run(async () => {
       await this.linkTokens.consume(record, now);
       // Read again inside the transaction: the address must still be the one the link went to.
-      const user = await this.users.findById(input.realm.id, record.userId);
+      // Locked for the change: a suspension or lock committed meanwhile is not written over.
+      const user = await this.users.findByIdForUpdate(input.realm.id, record.userId);
       if (!user || user.email !== record.email) throw invalidLinkToken();
       user.verifyEmail(now);
       await this.users.save(user);

@@ -135,23 +135,26 @@ describe('ResendVerificationUseCase and ForgotPasswordUseCase', () => {
 });
 
 describe('ResetPasswordUseCase', () => {
-  it('sets the password, revokes every session, voids pending MFA challenges and notifies the owner', async () => {
+  it('sets the password, revokes every session, voids pending MFA challenges and other reset links, and notifies the owner', async () => {
     const f = accountFixture();
     await f.signIn();
     await f.signIn();
-    await f.oneTimeTokens.insert({
-      tokenHash: 'pending-mfa',
-      realmId: 'default',
-      userId: f.user.id,
-      kind: 'mfa',
-      email: null,
-      payload: {},
-      attempts: 0,
-      createdAt: f.clock.now(),
-      expiresAt: new Date(f.clock.now().getTime() + 300_000),
-      usedAt: null,
-    });
+    const pending = (tokenHash: string, kind: 'mfa' | 'password_reset') =>
+      f.oneTimeTokens.insert({
+        tokenHash,
+        realmId: 'default',
+        userId: f.user.id,
+        kind,
+        email: kind === 'mfa' ? null : f.user.email,
+        payload: {},
+        attempts: 0,
+        createdAt: f.clock.now(),
+        expiresAt: new Date(f.clock.now().getTime() + 300_000),
+        usedAt: null,
+      });
+    await pending('pending-mfa', 'mfa');
     await f.forgot.execute({ realm: f.realm, email: f.user.email });
+    await pending('other-reset-link', 'password_reset'); // a second request's link, racing the first
     const token = tokenIn(f.lastMail().text, '/reset-password');
     await f.reset.execute({ realm: f.realm, token, password: NEW_PASSWORD, ip: '198.51.100.1' });
 
@@ -160,6 +163,7 @@ describe('ResetPasswordUseCase', () => {
     expect(user?.emailVerified).toBe(true);
     expect([...f.sessions.rows.values()].every((s) => s.revokedAt !== null)).toBe(true);
     expect(f.oneTimeTokens.rows.get('pending-mfa')?.usedAt).not.toBeNull();
+    expect(f.oneTimeTokens.rows.get('other-reset-link')?.usedAt).not.toBeNull();
     expect(f.lastMail().subject).toBe('Your password was changed — Default');
     expect(f.audit.types()).toEqual(expect.arrayContaining(['user.password_reset', 'email.verified']));
   });
