@@ -18,7 +18,7 @@ export class RemoveWebauthnCredentialUseCase {
   /**
    * Removes one of the caller's WebAuthn credentials after re-checking the password; its next
    * assertion fails. With no factor left, MFA is off and the recovery codes are deleted.
-   * @throws DomainError INVALID_CREDENTIALS | NOT_FOUND (no such credential of the caller) | INVALID_TOKEN
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | NOT_FOUND (no such credential of the caller) | INVALID_TOKEN
    */
   async execute(actor: MfaActor & { credentialId: string; password: string }): Promise<User> {
     const user = await this.account.user(actor);
