@@ -53,6 +53,17 @@ export class TypeOrmWebhookRepository implements WebhookRepository {
     return record ? this.toWebhook(record) : null;
   }
 
+  async findByIdForUpdate(realmId: string, id: string): Promise<Webhook | null> {
+    if (!isUuid(id)) return null;
+    const record = await this.tx.manager
+      .getRepository(WebhookRecord)
+      .createQueryBuilder('w')
+      .setLock('pessimistic_write')
+      .where('w.realmId = :realmId AND w.id = :id', { realmId, id })
+      .getOne();
+    return record ? this.toWebhook(record) : null;
+  }
+
   async list(realmId: string): Promise<Webhook[]> {
     const records = await this.tx.manager.getRepository(WebhookRecord).find({ where: { realmId }, order: { createdAt: 'ASC', id: 'ASC' } });
     return Promise.all(records.map((record) => this.toWebhook(record)));

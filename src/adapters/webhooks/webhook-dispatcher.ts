@@ -186,7 +186,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** 410 Gone: the webhook is disabled (audited as an update without an actor). */
   private async disable(delivery: ClaimedDelivery, now: Date): Promise<void> {
     await this.tx.run(async () => {
-      const webhook = await this.webhooks.findById(delivery.realm_id, delivery.webhook_id);
+      const webhook = await this.webhooks.findByIdForUpdate(delivery.realm_id, delivery.webhook_id);
       if (!webhook || !webhook.enabled) return;
       webhook.disable(now);
       await this.webhooks.save(webhook);

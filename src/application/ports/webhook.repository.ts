@@ -11,6 +11,12 @@ export interface DeliveryQuery {
 /** Webhooks of a realm and their deliveries. Secrets are stored encrypted. */
 export abstract class WebhookRepository {
   abstract findById(realmId: string, id: string): Promise<Webhook | null>;
+  /**
+   * Inside a transaction: the webhook, its row locked until the transaction ends, so that a
+   * read-change-save neither writes over a change committed meanwhile (a rotated secret, a
+   * disable) nor brings back a webhook deleted meanwhile.
+   */
+  abstract findByIdForUpdate(realmId: string, id: string): Promise<Webhook | null>;
   /** Oldest first. */
   abstract list(realmId: string): Promise<Webhook[]>;
   /** Inserts or updates. Every instance sees a change of subscriptions within a few seconds. */

@@ -7,7 +7,7 @@ import { Clock } from '../ports/clock';
 import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
 import { WebhookRepository } from '../ports/webhook.repository';
-import { findWebhook } from './webhook-admin';
+import { lockWebhook } from './webhook-admin';
 
 @Injectable()
 export class RotateWebhookSecretUseCase {
@@ -27,7 +27,7 @@ export class RotateWebhookSecretUseCase {
    */
   async execute(input: { actor: AdminActor; realmId: string; id: string }): Promise<Webhook> {
     return this.tx.run(async () => {
-      const webhook = await findWebhook(this.webhooks, input.realmId, input.id);
+      const webhook = await lockWebhook(this.webhooks, input.realmId, input.id);
       const now = this.clock.now();
       webhook.rotate(webhookSecretFrom(this.tokens.generate()), now, this.config.webhookSecretOverlapSeconds);
       await this.webhooks.save(webhook);

@@ -7,7 +7,7 @@ import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { WebhookRepository } from '../ports/webhook.repository';
 import { WebhookTargetPolicy } from '../ports/webhook-target-policy';
-import { acceptableDescription, acceptableEvents, acceptableUrl, findWebhook } from './webhook-admin';
+import { acceptableDescription, acceptableEvents, acceptableUrl, findWebhook, lockWebhook } from './webhook-admin';
 
 export interface UpdateWebhookInput {
   actor: AdminActor;
@@ -43,7 +43,7 @@ export class UpdateWebhookUseCase {
     await findWebhook(this.webhooks, input.realmId, input.id);
     if (input.url !== undefined) changes.url = await acceptableUrl(this.policy, this.config, input.url);
     return this.tx.run(async () => {
-      const webhook = await findWebhook(this.webhooks, input.realmId, input.id);
+      const webhook = await lockWebhook(this.webhooks, input.realmId, input.id);
       const now = this.clock.now();
       const changed = webhook.update(changes, now);
       if (changed.length === 0) return webhook;

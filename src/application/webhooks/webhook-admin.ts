@@ -16,6 +16,16 @@ export async function findWebhook(webhooks: WebhookRepository, realmId: string, 
 }
 
 /**
+ * `findWebhook` for a change, inside a transaction: the row stays locked until it ends.
+ * @throws DomainError WEBHOOK_NOT_FOUND
+ */
+export async function lockWebhook(webhooks: WebhookRepository, realmId: string, id: string): Promise<Webhook> {
+  const webhook = await webhooks.findByIdForUpdate(realmId, id);
+  if (!webhook) throw new DomainError('WEBHOOK_NOT_FOUND', 'Webhook not found');
+  return webhook;
+}
+
+/**
  * A URL as it will be stored, once its form and every address its host resolves to pass.
  * @throws DomainError VALIDATION_FAILED
  */
