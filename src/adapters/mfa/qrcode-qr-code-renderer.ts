@@ -4,6 +4,8 @@ import { QrCodeRenderer } from '../../application/ports/qr-code-renderer';
 
 /** How long the worker stays after its last image; the next enrolment starts another (~50 ms). */
 const IDLE_MS = 60_000;
+/** How long a stop waits for the images the worker is still drawing before it ends the thread anyway. */
+const DRAIN_MS = 2_000;
 
 /**
  * The worker's whole program: qrcode (its path passed in, so it resolves wherever the service is
@@ -78,14 +80,41 @@ export class QrcodeQrCodeRenderer implements QrCodeRenderer, OnModuleDestroy {
     this.idleTimer.unref();
   }
 
-  /** Ends the worker; whatever it had not answered fails with `reason`. */
+  /**
+   * Ends the worker; whatever it had not answered fails with `reason` at once. The thread itself
+   * ends once it has finished the images it was drawing: a worker terminated in the middle of
+   * its PNG compression aborts the whole process (Node's zlib asserts on a stream closed before
+   * its initialisation completed).
+   */
   private async stop(reason: Error): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const worker = this.worker;
     this.worker = null;
+    const drawing = this.pending.size;
     for (const waiting of this.pending.values()) waiting.reject(reason);
     this.pending.clear();
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    if (drawing > 0) await answered(worker, drawing, DRAIN_MS);
+    await worker.terminate();
   }
+}
+
+/** Resolves once `worker` has sent `count` more messages, has exited, or `timeoutMs` has passed. */
+function answered(worker: Worker, count: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let left = count;
+    const done = (): void => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('exit', done);
+      resolve();
+    };
+    const onMessage = (): void => {
+      if (--left === 0) done();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('exit', done);
+  });
 }

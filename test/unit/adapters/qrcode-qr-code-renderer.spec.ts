@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { QrcodeQrCodeRenderer } from '../../../src/adapters/mfa/qrcode-qr-code-renderer';
@@ -32,5 +33,17 @@ describe('QrcodeQrCodeRenderer (worker thread)', () => {
     await renderer.onModuleDestroy();
     await expect(inFlight).rejects.toThrow('stopped');
     expect(scan(await renderer.pngDataUrl(uri(6))).text).toBe(uri(6));
+  });
+
+  it('ends the thread only once it has finished the image it was drawing (terminating mid-compression aborts the process)', async () => {
+    const inFlight = renderer.pngDataUrl(uri(7));
+    const worker = (renderer as unknown as { worker: Worker }).worker;
+    const events: string[] = [];
+    worker.on('message', () => events.push('answered'));
+    worker.on('exit', () => events.push('exited'));
+    const refused = expect(inFlight).rejects.toThrow('stopped');
+    await renderer.onModuleDestroy();
+    await refused;
+    expect(events).toEqual(['answered', 'exited']);
   });
 });
