@@ -85,7 +85,7 @@ export class LoginUseCase {
       // No session yet: it is opened when the second factor succeeds — and no challenge for an
       // account that concurrent attempts locked (or an administrator suspended) meanwhile.
       const current = await this.users.findById(realm.id, user.id);
-      if (!current?.canAuthenticate(now)) await this.refuseChanged(realm, user.id, client, now);
+      if (!current?.canAuthenticate(now)) await this.refuseChanged(realm, user.id, client, now, current);
       const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'login', now });
       return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
     }
@@ -121,9 +121,10 @@ export class LoginUseCase {
   /**
    * Refuses a right password whose account changed while it was checked: locked (by concurrent
    * attempts or an administrator) → ACCOUNT_LOCKED, suspended → ACCOUNT_SUSPENDED, gone → 401.
+   * `read`: the account as just read, when the caller has it.
    */
-  private async refuseChanged(realm: Realm, userId: string, client: ClientContext, now: Date): Promise<never> {
-    const current = await this.users.findById(realm.id, userId);
+  private async refuseChanged(realm: Realm, userId: string, client: ClientContext, now: Date, read?: User | null): Promise<never> {
+    const current = read === undefined ? await this.users.findById(realm.id, userId) : read;
     const status = current?.statusAt(now);
     // 'state_changed': unlocked or reactivated again by an administrator since the refusal.
     const reason = !status ? 'unknown_user' : status === 'active' ? 'state_changed' : status;

@@ -97,41 +97,36 @@ export class VerifyMfaUseCase {
 
     const check = await this.checkFactor(realm, user, input.type, input.code, token, pending, now);
     if (check.ok) {
-      const result = await this.tx
-        .run(async () => {
-          if (!(await check.commit())) return null;
-          if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
-          const amr = ['pwd', check.amr];
-          const outcome =
-            pending.purpose === 'reverify'
-              ? await this.reverify(realm, user, pending, client, observation, amr, now)
-              : await this.openSession(realm, user, client, observation, amr, dpopJkt, now);
+      const result = await this.tx.run(async () => {
+        if (!(await check.commit())) return null;
+        if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
+        const amr = ['pwd', check.amr];
+        const outcome =
+          pending.purpose === 'reverify'
+            ? await this.reverify(realm, user, pending, client, observation, amr, now)
+            : await this.openSession(realm, user, client, observation, amr, dpopJkt, now);
+        await this.audit.record({
+          type: 'mfa.succeeded',
+          realmId: realm.id,
+          userId: user.id,
+          sessionId: outcome.sessionId,
+          ip: client.ip,
+          at: now,
+          details: { type: input.type, purpose: pending.purpose, ...check.details },
+        });
+        if (pending.purpose !== 'reverify') {
           await this.audit.record({
-            type: 'mfa.succeeded',
+            type: 'login.succeeded',
             realmId: realm.id,
             userId: user.id,
             sessionId: outcome.sessionId,
             ip: client.ip,
             at: now,
-            details: { type: input.type, purpose: pending.purpose, ...check.details },
+            details: { amr },
           });
-          if (pending.purpose !== 'reverify') {
-            await this.audit.record({
-              type: 'login.succeeded',
-              realmId: realm.id,
-              userId: user.id,
-              sessionId: outcome.sessionId,
-              ip: client.ip,
-              at: now,
-              details: { amr },
-            });
-          }
-          return outcome;
-        })
-        .catch((error: unknown) => {
-          // Locked or suspended while the factor was checked: nothing was stored, the sign-in is refused.
-          throw error instanceof SignInRefusedError ? invalidToken() : error;
-        });
+        }
+        return outcome;
+      });
       if (result) return { user, tokens: result.tokens, sessionId: result.sessionId, purpose: pending.purpose };
     }
     const reason = check.ok ? check.lostRace : check.reason;
@@ -288,7 +283,10 @@ export class VerifyMfaUseCase {
     dpopJkt: string | null,
     now: Date,
   ) {
-    await this.users.recordSuccessfulLogin(realm.id, user.id, now);
+    // Locked or suspended while the factor was checked: refused, and the transaction stores nothing.
+    await this.users.recordSuccessfulLogin(realm.id, user.id, now).catch((error: unknown) => {
+      throw error instanceof SignInRefusedError ? invalidToken() : error;
+    });
     const { session, tokens } = await this.issuer.open({ realm, user, client, observation, amr, dpopJkt, now });
     return { sessionId: session.id, tokens };
   }
