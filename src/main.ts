@@ -39,7 +39,7 @@ function announceDevelopmentProfile(config: AppConfig): void {
       `  rate limits relaxed: ${limits.join(', ')}`,
       `  CORS open to: ${config.corsOrigins.join(', ') || 'nobody'}`,
       `  emails: ${config.smtpUrl ? 'sent through SMTP_URL' : 'written to the log'}`,
-      `  links and token issuer: ${config.publicUrl} (issuer ${config.issuer})`,
+      `  email links: ${config.publicUrl}; token issuer: ${config.issuer}`,
     ].join('\n'),
   );
 }

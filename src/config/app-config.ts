@@ -62,6 +62,7 @@ export class AppConfig {
   /** 32-byte key (base64) for encrypting TOTP secrets; null → a key generated and kept in the database. */
   mfaEncryptionKey: string | null;
   geoipDb: string | null;
+  /** `iss` of access tokens (`JWT_ISSUER`, by default `apiUrl`). */
   issuer: string;
   defaultRealm: string;
   sessionRetentionDays: number;

@@ -192,7 +192,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('MFA_ENCRYPTION_KEY', 'must be 32 bytes encoded in base64');
   }
   config.geoipDb = optional(env, 'GEOIP_DB');
-  config.issuer = str(env, 'JWT_ISSUER', config.publicUrl);
+  // The service's own address, where its discovery document and keys are: a resource server
+  // configured with the issuer alone finds them there. The frontend's PUBLIC_URL is only for links.
+  config.issuer = str(env, 'JWT_ISSUER', config.apiUrl);
   config.defaultRealm = 'default';
   config.sessionRetentionDays = int(env, 'SESSION_RETENTION_DAYS', 30, 1);
   config.auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 365, 1);

@@ -80,6 +80,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('delete', `${AUTH}/mfa/webauthn/{credentialId}`, 200, 'bearer', ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED']),
   route('post', `${AUTH}/mfa/recovery-codes`, 200, 'bearer', ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED']),
   route('get', '/.well-known/jwks.json', 200, 'public'),
+  route('get', '/.well-known/openid-configuration', 200, 'public'),
   // the admin API
   route('get', `${ADMIN}/users`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/users`, 201, 'bearer', [...ADMIN_ERRORS, 'EMAIL_ALREADY_REGISTERED']),

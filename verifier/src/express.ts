@@ -1,4 +1,4 @@
-import { AccessTokenError, type AccessTokenVerifier, type VerifiedAccessToken } from './verifier.js';
+import { AccessTokenError, KeysUnavailableError, type AccessTokenVerifier, type VerifiedAccessToken } from './verifier.js';
 
 /** The parts of an Express (or plain Node) request the middleware reads. */
 export interface RequestLike {
@@ -33,7 +33,8 @@ export interface AccessTokenMiddlewareOptions {
  * Express middleware: checks the access token (and DPoP proof) of every request it sees. On
  * success `req.accessToken` holds the {@link VerifiedAccessToken} and the next handler runs; on
  * refusal it answers 401 with `WWW-Authenticate` and `{"error": code, "error_description": …}`.
- * Any other failure (the keys could not be fetched) goes to Express's error handling.
+ * When the issuer's keys cannot be had it answers 503 with `Retry-After` (the verifier logs why).
+ * Any other failure goes to Express's error handling.
  */
 export function requireAccessToken(verifier: AccessTokenVerifier, options: AccessTokenMiddlewareOptions = {}) {
   return (req: RequestLike, res: ResponseLike, next: (error?: unknown) => void): void => {
@@ -49,6 +50,14 @@ export function requireAccessToken(verifier: AccessTokenVerifier, options: Acces
         next();
       })
       .catch((error: unknown) => {
+        if (error instanceof KeysUnavailableError) {
+          res.statusCode = error.status;
+          res.setHeader('Retry-After', '5');
+          res.setHeader('Cache-Control', 'no-store');
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'The access token cannot be checked now' }));
+          return;
+        }
         if (!(error instanceof AccessTokenError)) return next(error);
         res.statusCode = error.status;
         res.setHeader('WWW-Authenticate', error.wwwAuthenticate);

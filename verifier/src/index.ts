@@ -2,6 +2,7 @@ export {
   AccessTokenError,
   createAccessTokenVerifier,
   DPOP_ALGS,
+  KeysUnavailableError,
   type AccessTokenErrorCode,
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,

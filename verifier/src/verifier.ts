@@ -7,9 +7,13 @@ import {
   EmbeddedJWK,
   errors,
   jwtVerify,
+  type CryptoKey,
   type FetchImplementation,
+  type FlattenedJWSInput,
   type JWK,
+  type JWSHeaderParameters,
   type JWTPayload,
+  type RemoteJWKSet,
 } from 'jose';
 import { MemoryReplayCache, type ReplayCache } from './replay-cache.js';
 
@@ -25,11 +29,17 @@ const MAX_TOKEN_LENGTH = 8192;
 export const DPOP_ALGS = `algs="${PROOF_ALGORITHMS.join(' ')}"`;
 
 export interface AccessTokenVerifierOptions {
-  /** The service's issuer (its `JWT_ISSUER`, by default its `PUBLIC_URL`), e.g. `https://id.example.com`: the `iss` every token must carry. */
+  /**
+   * The service's issuer (its `JWT_ISSUER`, by default its `API_URL`), e.g. `https://id.example.com`:
+   * the `iss` every token must carry, and where the discovery document is.
+   */
   issuer: string;
   /** The realm id(s) whose tokens this backend accepts (the `realm` claim). */
   realm: string | readonly string[];
-  /** Where the public keys are; default `<issuer>/.well-known/jwks.json`. */
+  /**
+   * Where the public keys are. Default: the `jwks_uri` of the issuer's discovery document
+   * (`<issuer>/.well-known/openid-configuration`), read once.
+   */
   jwksUri?: string | URL;
   /** How long fetched keys are used before they are fetched again (default 10 minutes). */
   jwksMaxAgeMs?: number;
@@ -43,8 +53,12 @@ export interface AccessTokenVerifierOptions {
   replayCache?: ReplayCache;
   /** The current time (default: the system clock). */
   now?: () => Date;
-  /** The fetch used for the keys (default: the global fetch). */
+  /** The fetch used for the discovery document and the keys (default: the global fetch). */
   fetch?: FetchImplementation;
+  /** How long one fetch of the discovery document or the keys may take (default 5 s). */
+  fetchTimeoutMs?: number;
+  /** Where a line saying why the keys could not be had goes (default: console). */
+  logger?: { warn(message: string): void };
 }
 
 /** What a backend knows about the request to check its token. */
@@ -103,12 +117,28 @@ export class AccessTokenError extends Error {
   }
 }
 
+/**
+ * The issuer's keys could not be had (discovery or JWKS unreachable, not 200, not JSON, or naming
+ * another issuer): not the token's fault, so answer 503 (with `Retry-After`), never 401.
+ */
+export class KeysUnavailableError extends Error {
+  readonly status = 503;
+
+  constructor(
+    /** Why, for the log; not meant for the client. */
+    readonly reason: string,
+  ) {
+    super(`The issuer's keys are unavailable: ${reason}`);
+    this.name = 'KeysUnavailableError';
+  }
+}
+
 export interface AccessTokenVerifier {
   /**
    * Checks the request's access token and, for a DPoP-bound token, its proof.
    * @throws AccessTokenError — missing_token, invalid_token (signature, issuer, realm, type,
    *   expiry, or a token sent under the wrong scheme) or invalid_dpop_proof.
-   * @throws any other error when the keys cannot be fetched (answer 5xx, not 401).
+   * @throws KeysUnavailableError when the issuer's keys cannot be had (answer 503, not 401).
    */
   verify(request: TokenRequest): Promise<VerifiedAccessToken>;
 }
@@ -132,12 +162,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
   const realms = new Set(typeof options.realm === 'string' ? [options.realm] : options.realm);
   if (!issuer) throw new TypeError('issuer is required');
   if (realms.size === 0) throw new TypeError('realm is required');
-  const jwksUri = new URL(options.jwksUri ?? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`);
-  const keys = createRemoteJWKSet(jwksUri, {
-    cacheMaxAge: options.jwksMaxAgeMs ?? 10 * 60_000,
-    cooldownDuration: options.jwksCooldownMs ?? 30_000,
-    ...(options.fetch ? { [customFetch]: options.fetch } : {}),
-  });
+  const keys = issuerKeys(options);
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const proofMaxAge = options.proofMaxAgeSeconds ?? 60;
   const now = options.now ?? (() => new Date());
@@ -156,8 +181,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
-      // The keys could not be fetched: not the token's fault (the caller answers 5xx).
-      if (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) throw error;
+      if (error instanceof KeysUnavailableError) throw error;
       throw new AccessTokenError('invalid_token', describe(error), scheme);
     }
     const { sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload as JWTPayload & Record<string, unknown>;
@@ -228,6 +252,93 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
   }
 
   return { verify };
+}
+
+type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
+
+/**
+ * The issuer's public keys, from `jwksUri` or else from the `jwks_uri` of the issuer's discovery
+ * document. Every way of not getting them (unreachable, timeout, not 200, not JSON, a document
+ * naming another issuer) becomes a {@link KeysUnavailableError} and one log line per reason and
+ * 10 s; only "no key with this kid" is the token's fault.
+ */
+function issuerKeys(options: AccessTokenVerifierOptions): KeyResolver {
+  const fetchImpl: FetchImplementation = options.fetch ?? ((url, init) => fetch(url, init));
+  const timeoutMs = options.fetchTimeoutMs ?? 5000;
+  const logger = options.logger ?? console;
+  const remoteOptions = {
+    cacheMaxAge: options.jwksMaxAgeMs ?? 10 * 60_000,
+    cooldownDuration: options.jwksCooldownMs ?? 30_000,
+    timeoutDuration: timeoutMs,
+    [customFetch]: fetchImpl,
+  };
+  let jwksUrl = options.jwksUri ? new URL(options.jwksUri) : undefined;
+  let remote: RemoteJWKSet | undefined = jwksUrl && createRemoteJWKSet(jwksUrl, remoteOptions);
+  let discovering: Promise<RemoteJWKSet> | undefined;
+  const logged = new Map<string, number>();
+
+  const unavailable = (reason: string): KeysUnavailableError => {
+    const at = Date.now();
+    if ((logged.get(reason) ?? -Infinity) + 10_000 <= at) {
+      logged.set(reason, at);
+      if (logged.size > 100) logged.delete(logged.keys().next().value as string);
+      logger.warn(`access-token verifier: cannot get the keys of ${options.issuer}, answering 503: ${reason}`);
+    }
+    return new KeysUnavailableError(reason);
+  };
+
+  async function discover(): Promise<RemoteJWKSet> {
+    const url = `${options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+    let response: Response;
+    try {
+      response = await fetchImpl(url, {
+        headers: new Headers({ accept: 'application/json' }),
+        method: 'GET',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw unavailable(`discovery document ${url} unreachable (${reasonOf(error)})`);
+    }
+    if (response.status !== 200) throw unavailable(`discovery document ${url} answered ${response.status}, not 200`);
+    let metadata: { issuer?: unknown; jwks_uri?: unknown };
+    try {
+      metadata = (await response.json()) as typeof metadata;
+    } catch {
+      throw unavailable(`discovery document ${url} is not JSON (is the issuer the identity service's API_URL?)`);
+    }
+    if (metadata?.issuer !== options.issuer) {
+      throw unavailable(`discovery document ${url} names the issuer ${JSON.stringify(metadata?.issuer)}, not ${options.issuer}`);
+    }
+    if (typeof metadata.jwks_uri !== 'string' || !URL.canParse(metadata.jwks_uri)) {
+      throw unavailable(`discovery document ${url} has no valid jwks_uri`);
+    }
+    jwksUrl = new URL(metadata.jwks_uri);
+    return createRemoteJWKSet(jwksUrl, remoteOptions);
+  }
+
+  return async (header, token) => {
+    if (!remote) {
+      // One discovery at a time; a failed one is tried again by the next request.
+      discovering ??= discover().finally(() => (discovering = undefined));
+      remote = await discovering;
+    }
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+      throw unavailable(`the keys at ${jwksUrl?.href} could not be fetched (${reasonOf(error)})`);
+    }
+  };
+}
+
+function reasonOf(error: unknown): string {
+  // Duck-typed: fetch's errors may come from another realm (undici), where instanceof fails.
+  const { name, message, cause } = (error ?? {}) as { name?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  if (error instanceof errors.JWKSTimeout || name === 'TimeoutError') return 'timed out';
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+  const text = typeof message === 'string' ? message : String(error);
+  return detail ? `${text}: ${detail}` : text;
 }
 
 function readAuthorization(header: string | string[] | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } {

@@ -2,12 +2,12 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, rand
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { LRUCache } from 'lru-cache';
-import { AccessTokenClaims, AccessTokens, VerifiedAccessToken } from '../../application/ports/access-tokens';
+import { ACCESS_TOKEN_ALGORITHM, AccessTokenClaims, AccessTokens, VerifiedAccessToken } from '../../application/ports/access-tokens';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { TypeOrmSigningKeyStore, StoredSigningKey } from '../persistence/typeorm-signing-key-store';
 
-const ALGORITHM = 'ES256';
+const ALGORITHM = ACCESS_TOKEN_ALGORITHM;
 const TOKEN_TYPE = 'at+jwt';
 const MAX_TOKEN_LENGTH = 4096;
 const KID = /^[A-Za-z0-9_-]{1,64}$/;

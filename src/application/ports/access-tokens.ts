@@ -1,3 +1,6 @@
+/** The signature algorithm of access tokens (also named by the discovery document). */
+export const ACCESS_TOKEN_ALGORITHM = 'ES256';
+
 export interface AccessTokenClaims {
   sub: string;
   realm: string;

@@ -1,3 +1,6 @@
+/** The algorithms a DPoP proof may be signed with (also named by the discovery document). */
+export const DPOP_PROOF_ALGORITHMS = ['ES256', 'EdDSA'];
+
 /** What a DPoP proof must say to be accepted for one request. */
 export interface DpopExpectation {
   /** The request's method (`htm`). */

@@ -342,6 +342,21 @@ export class JwksResponse {
   @ApiProperty({ type: [JwkView], description: 'The current key first, then the previous one' }) keys: JwkView[];
 }
 
+export class DiscoveryResponse {
+  @ApiProperty({ example: 'https://id.example.com', description: 'The `iss` of every access token (`JWT_ISSUER`, by default `API_URL`)' })
+  issuer: string;
+  @ApiProperty({ example: 'https://id.example.com/.well-known/jwks.json', description: 'Where the public keys are' })
+  jwks_uri: string;
+  @ApiProperty({ example: ['public'] }) subject_types_supported: string[];
+  @ApiProperty({
+    example: ['ES256'],
+    description: 'The algorithm of the access tokens (no ID tokens are issued; libraries read accepted algorithms here)',
+  })
+  id_token_signing_alg_values_supported: string[];
+  @ApiProperty({ example: ['ES256', 'EdDSA'], description: 'DPoP proof algorithms accepted (RFC 9449)' })
+  dpop_signing_alg_values_supported: string[];
+}
+
 export class LiveResponse {
   @ApiProperty({ example: 'ok' }) status: string;
 }
@@ -388,6 +403,7 @@ export const RESPONSE_SCHEMAS = [
   PublicKeyCredentialRequestOptionsView,
   PublicKeyCredentialCreationOptionsView,
   JwksResponse,
+  DiscoveryResponse,
   LiveResponse,
   ReadyResponse,
 ];
