@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AdminRoutesCheck } from '../adapters/http/admin-routes';
 import { AllExceptionsFilter } from '../adapters/http/errors/all-exceptions.filter';
 import { AccessTokenGuard } from '../adapters/http/guards/access-token.guard';
 import { AdminGuard } from '../adapters/http/guards/admin.guard';
@@ -11,7 +12,8 @@ import { RateLimitModule } from './rate-limit.module';
 
 /**
  * What every route passes through. The guards run in the order listed: realm, then access token,
- * then rate limit, then admin (@AdminRoute only); one filter renders every error.
+ * then rate limit, then admin (@AdminAction only); one filter renders every error. The app does
+ * not start while an admin route lacks its admin action.
  */
 @Module({
   imports: [AuthModule, AdminModule, RateLimitModule],
@@ -21,6 +23,7 @@ import { RateLimitModule } from './rate-limit.module';
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AdminGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    AdminRoutesCheck,
   ],
 })
 export class HttpPipelineModule {}

@@ -1,6 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Controller, Delete, Get, Param } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { AdminRoutesCheck, adminRouteProblems, declaredRoutes } from '../../src/adapters/http/admin-routes';
+import { AdminAction } from '../../src/adapters/http/decorators';
 import { AppModule } from '../../src/app.module';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -51,5 +55,39 @@ describe('the composition: feature modules', () => {
       (wrapper) => wrapper.metatype && !wrapper.isAlias && wrapper.host === appModule && wrapper.metatype !== AppModule,
     );
     expect(own.map((wrapper) => wrapper.name).filter((name) => !['ModuleRef', 'ApplicationConfig'].includes(String(name)))).toEqual([]);
+  });
+
+  it('puts every /v1/admin route through the admin policy: each declares its admin action', () => {
+    const routes = declaredRoutes(t.app.get(ModulesContainer));
+    expect(routes.filter((route) => route.path.startsWith('/v1/admin/')).length).toBeGreaterThan(25);
+    expect(routes.filter((route) => route.action !== undefined).every((route) => route.path.startsWith('/v1/admin/'))).toBe(true);
+    expect(adminRouteProblems(routes)).toEqual([]);
+  });
+
+  it('refuses to start an app whose admin route lacks its admin action, or whose target has no :id', async () => {
+    @Controller('v1/admin/forgotten')
+    class ForgottenController {
+      @Get()
+      list() {
+        return [];
+      }
+    }
+    @Controller('v1/admin/users')
+    class MisnamedController {
+      @AdminAction('user.delete')
+      @Delete(':userId')
+      remove(@Param('userId') id: string) {
+        return id;
+      }
+    }
+    for (const [controller, problem] of [
+      [ForgottenController, 'GET /v1/admin/forgotten declares no @AdminAction'],
+      [MisnamedController, "DELETE /v1/admin/users/:userId: 'user.delete' acts on the user or session its :id names"],
+    ] as const) {
+      const module = await Test.createTestingModule({ controllers: [controller], providers: [AdminRoutesCheck] }).compile();
+      const app = module.createNestApplication({ logger: false });
+      await expect(app.init()).rejects.toThrow(problem);
+      await app.close();
+    }
   });
 });

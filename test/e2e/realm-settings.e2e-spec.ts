@@ -1,8 +1,16 @@
 import { Client } from 'pg';
 import { RealmRepository } from '../../src/application/ports/realm.repository';
-import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import { runCli } from '../../src/cli';
-import { ADMIN_ENV, adminApi, createRealm, createUser, storedEvents, superAdmin, SignedIn } from '../support/admin-flows';
+import {
+  ADMIN_ENV,
+  adminApi,
+  createRealm,
+  createUser,
+  lastQueuedMailText,
+  storedEvents,
+  superAdmin,
+  SignedIn,
+} from '../support/admin-flows';
 import { bearer, PASSWORD, uniqueEmail } from '../support/flows';
 import { decodeJwt } from '../support/mfa';
 import { SoftAuthenticator } from '../support/soft-authenticator';
@@ -65,14 +73,7 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
     return { ...user, accessToken: res.body.tokens.accessToken as string, refreshToken: res.body.tokens.refreshToken as string };
   }
 
-  async function outboxText(email: string): Promise<string> {
-    await t.app.get(DeferredWork).settled();
-    const rows: { text_body: string }[] = await t.dataSource.query(
-      `SELECT text_body FROM email_outbox WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1`,
-      [email],
-    );
-    return rows[0]?.text_body ?? '';
-  }
+  const outboxText = (email: string) => lastQueuedMailText(t, email);
 
   const errorOf = (res: { status: number; body: { error?: { code: string } } }) => [res.status, res.body.error?.code];
 

@@ -45,7 +45,11 @@ export class InMemorySessionRepository extends SessionRepository {
 
   async list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }> {
     const live = [...this.rows.values()].filter(
-      (s) => s.realmId === query.realmId && s.isLive(query.now, query.lifetime) && (!query.userId || s.userId === query.userId),
+      (s) =>
+        s.realmId === query.realmId &&
+        s.isLive(query.now, query.lifetime) &&
+        (!query.userId || s.userId === query.userId) &&
+        !query.excludeUserIds?.includes(s.userId),
     );
     return { sessions: live.slice((query.page - 1) * query.limit, query.page * query.limit), total: live.length };
   }

@@ -75,6 +75,10 @@ export class InMemoryUserRepository extends UserRepository {
     return [...this.rows.values()].some((u) => u.realmId === realmId && u.roles.includes(role));
   }
 
+  async idsWithRole(realmId: string, role: string): Promise<string[]> {
+    return [...this.rows.values()].filter((u) => u.realmId === realmId && u.roles.includes(role)).map((u) => u.id);
+  }
+
   all(): User[] {
     return [...this.rows.values()];
   }

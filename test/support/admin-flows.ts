@@ -1,3 +1,4 @@
+import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import type { TestApp } from './test-app';
 import { bearer, login, PASSWORD, uniqueEmail } from './flows';
 
@@ -77,4 +78,14 @@ export async function storedEvents(t: TestApp, realm: string, where: { userId?: 
     [realm, where.userId ?? null, where.type ?? null],
   );
   return rows;
+}
+
+/** The text of the newest email queued for `email`, once the work done after answering has run; '' when none. */
+export async function lastQueuedMailText(t: TestApp, email: string): Promise<string> {
+  await t.app.get(DeferredWork).settled();
+  const rows: { text_body: string }[] = await t.dataSource.query(
+    `SELECT text_body FROM email_outbox WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1`,
+    [email],
+  );
+  return rows[0]?.text_body ?? '';
 }

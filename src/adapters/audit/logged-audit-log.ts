@@ -4,7 +4,14 @@ import { Transaction } from '../../application/ports/transaction';
 import { AuditEvent, AuditEventType } from '../../domain/audit/audit-event';
 
 /** Events that record something refused or suspicious: logged at `warn`. */
-const FAILURES: ReadonlySet<AuditEventType> = new Set(['login.failed', 'mfa.failed', 'refresh.reused', 'session.flagged', 'user.locked']);
+const FAILURES: ReadonlySet<AuditEventType> = new Set([
+  'login.failed',
+  'mfa.failed',
+  'refresh.reused',
+  'session.flagged',
+  'user.locked',
+  'admin.denied',
+]);
 
 /**
  * Writes every security event as a structured log line too ("security event", with type,

@@ -1,13 +1,15 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { Principal } from '../../application/auth/authenticate.use-case';
 import { AppConfig } from '../../config/app-config';
+import { AdminActionName } from '../../domain/admin/admin-policy';
 import { Realm } from '../../domain/realm/realm';
 import { AppRequest } from './request-context';
 
 export const IS_PUBLIC = 'app:public';
 export const REALM_MODE = 'app:realm-mode';
 export const IS_ADMIN = 'app:admin';
+export const ADMIN_ACTION = 'app:admin-action';
 
 /** No access token needed. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
@@ -18,8 +20,12 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
  */
 export const RealmHeader = (mode: 'default' | 'required' | 'none') => SetMetadata(REALM_MODE, mode);
 
-/** Administrative routes: realm-admin of the realm, or super-admin of master. */
-export const AdminRoute = () => SetMetadata(IS_ADMIN, true);
+/**
+ * An admin API route and the action it performs (`ADMIN_ACTIONS`): the admin guard lets it run
+ * only when the admin policy allows the caller that action in the X-Realm-Id realm, on the user
+ * or session its `:id` names. Every route under /v1/admin must carry one, or the app does not start.
+ */
+export const AdminAction = (action: AdminActionName) => applyDecorators(SetMetadata(IS_ADMIN, true), SetMetadata(ADMIN_ACTION, action));
 
 export const RATE_LIMIT = 'app:rate-limit';
 export type RateLimitName = keyof AppConfig['rateLimits'];

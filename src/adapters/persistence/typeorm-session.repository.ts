@@ -108,6 +108,10 @@ export class TypeOrmSessionRepository implements SessionRepository {
       params.push(query.status);
       where.push(`s.status = $${params.length}`);
     }
+    if (query.excludeUserIds?.length) {
+      params.push(query.excludeUserIds);
+      where.push(`s.user_id <> ALL($${params.length}::uuid[])`);
+    }
     // Two statements rather than count(*) OVER (): the window reads every live session of the
     // realm (100,000 rows) before the page comes out. The count is an index-only scan of
     // sessions_realm_live_page_idx; the page stops after `limit` entries of the same index.

@@ -173,6 +173,14 @@ export class TypeOrmUserRepository implements UserRepository {
     ]);
     return rows.length > 0;
   }
+
+  async idsWithRole(realmId: string, role: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.tx.manager.query(`SELECT id FROM users WHERE realm_id = $1 AND roles @> ARRAY[$2]::text[]`, [
+      realmId,
+      role,
+    ]);
+    return rows.map((row) => row.id);
+  }
 }
 
 /** The conditions of a users query, `u` being the users table, and their parameters ($1: the realm). */

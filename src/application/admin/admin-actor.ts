@@ -1,7 +1,8 @@
+import { roleChangeRefusal } from '../../domain/admin/admin-policy';
 import { DomainError } from '../../domain/errors';
-import { User } from '../../domain/user/user';
+import { MASTER_REALM } from '../../domain/realm/realm';
+import { SUPER_ADMIN, User } from '../../domain/user/user';
 import { UserRepository } from '../ports/user.repository';
-import { MASTER_REALM, SUPER_ADMIN } from './bootstrap.use-case';
 
 /** The administrator behind an administrative request, as `AuthorizeAdminUseCase` established it. */
 export interface AdminActor {
@@ -11,6 +12,8 @@ export interface AdminActor {
   realmId: string;
   /** Holds super-admin in master (administers every realm). */
   superAdmin: boolean;
+  /** The lists this admin reads leave out super-admins' sessions (a realm-admin of master). */
+  hidesSuperAdmins: boolean;
   ip: string | null;
 }
 
@@ -35,33 +38,15 @@ export async function lockTargetUser(users: UserRepository, realmId: string, id:
   return user;
 }
 
-/** Whether the user holds super-admin in master, i.e. administers every realm. */
-export function isSuperAdmin(user: User): boolean {
-  return user.realmId === MASTER_REALM && user.roles.includes(SUPER_ADMIN);
-}
-
 /**
- * A super-admin account is managed only by a super-admin: a realm-admin of master must not
- * suspend, delete, re-key or demote the accounts that administer every realm.
- * @throws DomainError FORBIDDEN
- */
-export function assertMayManage(actor: AdminActor, target: User): void {
-  if (isSuperAdmin(target) && !actor.superAdmin) {
-    throw new DomainError('FORBIDDEN', 'Only a super-admin may manage a super-admin account');
-  }
-}
-
-/**
- * Roles an actor may grant in a realm: super-admin exists only in master and only a
- * super-admin grants or removes it (otherwise a realm-admin of master could raise itself).
+ * Roles an actor may set: `super-admin` exists only in master and only a super-admin grants or
+ * removes it (`roleChangeRefusal`).
  * @throws DomainError VALIDATION_FAILED | FORBIDDEN
  */
 export function assertMayGrant(actor: AdminActor, realmId: string, before: string[], after: string[]): void {
-  const touchesSuperAdmin = before.includes(SUPER_ADMIN) !== after.includes(SUPER_ADMIN);
-  if (after.includes(SUPER_ADMIN) && realmId !== MASTER_REALM) {
+  const refusal = roleChangeRefusal(actor.superAdmin, realmId, before, after);
+  if (refusal === 'super-admin-outside-master') {
     throw DomainError.validation('roles', `"${SUPER_ADMIN}" exists only in the ${MASTER_REALM} realm`);
   }
-  if (touchesSuperAdmin && !actor.superAdmin) {
-    throw new DomainError('FORBIDDEN', `Only a super-admin may grant or remove "${SUPER_ADMIN}"`);
-  }
+  if (refusal === 'super-admins-only') throw new DomainError('FORBIDDEN', `Only a super-admin may grant or remove "${SUPER_ADMIN}"`);
 }

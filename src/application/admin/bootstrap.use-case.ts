@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { MASTER_REALM, Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
 import { assertAcceptablePassword } from '../../domain/user/password-policy';
-import { User } from '../../domain/user/user';
+import { REALM_ADMIN, SUPER_ADMIN, User } from '../../domain/user/user';
 import { AccessTokens } from '../ports/access-tokens';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
@@ -14,9 +14,7 @@ import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { realmDefaultsFrom } from '../realm/realm-defaults';
 
-export { MASTER_REALM };
-export const SUPER_ADMIN = 'super-admin';
-export const REALM_ADMIN = 'realm-admin';
+export { MASTER_REALM, REALM_ADMIN, SUPER_ADMIN };
 
 /** First start: realms `master` and `default`, a signing key, the bootstrap super-admin. */
 @Injectable()

@@ -4,7 +4,7 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
+import { AdminActor, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class DeleteUserUseCase {
@@ -18,14 +18,13 @@ export class DeleteUserUseCase {
   /**
    * Deletes the user with its sessions, refresh tokens, MFA credentials and one-time tokens, in
    * one transaction. Its audit events stay, still naming the user id.
-   * @throws DomainError USER_NOT_FOUND | FORBIDDEN
+   * @throws DomainError USER_NOT_FOUND
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<void> {
     const { actor, realmId } = input;
     const now = this.clock.now();
     await this.tx.run(async () => {
       const user = await lockTargetUser(this.users, realmId, input.userId);
-      assertMayManage(actor, user);
       if (!(await this.users.delete(realmId, user.id))) throw new DomainError('USER_NOT_FOUND', 'User not found');
       await this.audit.record({
         type: 'user.deleted',

@@ -4,9 +4,12 @@ import { Session, SessionStatus } from '../../domain/session/session';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { UserRepository } from '../ports/user.repository';
-import { findTargetUser } from './admin-actor';
+import { MASTER_REALM } from '../../domain/realm/realm';
+import { SUPER_ADMIN } from '../../domain/user/user';
+import { AdminActor, findTargetUser } from './admin-actor';
 
 export interface ListSessionsInput {
+  actor: AdminActor;
   realm: Realm;
   userId?: string;
   status?: SessionStatus;
@@ -26,15 +29,18 @@ export class ListSessionsUseCase {
 
   /**
    * Live sessions of the realm (neither revoked nor expired), newest first. A `userId` filter
-   * matching nobody gives an empty list.
+   * matching nobody gives an empty list. Super-admins' sessions are left out for an actor the
+   * admin policy hides them from.
    * @throws DomainError USER_NOT_FOUND when `userMustExist` and the user is unknown
    */
   async execute(input: ListSessionsInput): Promise<{ sessions: Session[]; total: number }> {
     if (input.userMustExist && input.userId !== undefined) await findTargetUser(this.users, input.realm.id, input.userId);
+    const hidden = input.actor.hidesSuperAdmins ? await this.users.idsWithRole(MASTER_REALM, SUPER_ADMIN) : [];
     return this.sessions.list({
       realmId: input.realm.id,
       userId: input.userId,
       status: input.status,
+      excludeUserIds: hidden,
       page: input.page,
       limit: input.limit,
       now: this.clock.now(),

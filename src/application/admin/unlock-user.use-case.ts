@@ -4,7 +4,7 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, assertMayManage, lockTargetUser } from './admin-actor';
+import { AdminActor, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class UnlockUserUseCase {
@@ -18,14 +18,13 @@ export class UnlockUserUseCase {
   /**
    * locked → active with the failure counter reset. A lock that has run out
    * already reads as active, so unlocking it is an invalid transition.
-   * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE | FORBIDDEN
+   * @throws DomainError USER_NOT_FOUND | INVALID_USER_STATE
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<User> {
     const { actor, realmId } = input;
     const now = this.clock.now();
     return this.tx.run(async () => {
       const user = await lockTargetUser(this.users, realmId, input.userId);
-      assertMayManage(actor, user);
       user.unlock(now);
       await this.users.save(user);
       await this.audit.record({

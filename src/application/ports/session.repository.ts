@@ -4,6 +4,8 @@ export interface SessionQuery {
   realmId: string;
   userId?: string;
   status?: SessionStatus;
+  /** Sessions of these users are left out (and not counted). */
+  excludeUserIds?: readonly string[];
   page: number;
   limit: number;
   now: Date;

@@ -75,4 +75,6 @@ export abstract class UserRepository {
   abstract list(query: UserQuery): Promise<{ users: UserSummary[]; total: number }>;
   /** Whether any user of the realm holds the role. */
   abstract existsWithRole(realmId: string, role: string): Promise<boolean>;
+  /** The ids of the realm's users holding the role (meant for the few administrators, not for common roles). */
+  abstract idsWithRole(realmId: string, role: string): Promise<string[]>;
 }

@@ -28,7 +28,8 @@ export type AuditEventType =
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.deleted'
-  | 'webhook.secret_rotated';
+  | 'webhook.secret_rotated'
+  | 'admin.denied';
 
 // A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
 const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
@@ -61,6 +62,7 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'webhook.updated': true,
   'webhook.deleted': true,
   'webhook.secret_rotated': true,
+  'admin.denied': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 

@@ -1,5 +1,11 @@
 import { DomainError } from '../errors';
+import { MASTER_REALM } from '../realm/realm';
 import { Email } from './email';
+
+/** Administers every realm, and the realms themselves; exists only in `master`. */
+export const SUPER_ADMIN = 'super-admin';
+/** Administers its own realm. */
+export const REALM_ADMIN = 'realm-admin';
 
 export type UserStatus = 'active' | 'suspended' | 'locked';
 export type MfaMethod = 'totp' | 'webauthn';
@@ -129,6 +135,19 @@ export class User {
   }
   get roles(): string[] {
     return [...this.state.roles];
+  }
+  /** Holds `super-admin` in `master`: administers every realm. */
+  isSuperAdmin(): boolean {
+    return this.state.realmId === MASTER_REALM && this.state.roles.includes(SUPER_ADMIN);
+  }
+
+  /**
+   * Holds `realm-admin` or `super-admin`. An administrator's account is never linked to an
+   * identity provider automatically nor taken over, and an unverified one cannot sign in by
+   * email code: whoever controls such an account controls others.
+   */
+  isAdministrator(): boolean {
+    return this.state.roles.includes(REALM_ADMIN) || this.state.roles.includes(SUPER_ADMIN);
   }
   get mfaMethods(): MfaMethod[] {
     return [...this.state.mfaMethods];

@@ -21,6 +21,15 @@ describe('User', () => {
     expect(user.emailVerified).toBe(false);
   });
 
+  it('is an administrator with realm-admin or super-admin, and a super-admin only in master', () => {
+    expect([aUser().isAdministrator(), aUser({ roles: ['auditor'] }).isAdministrator()]).toEqual([false, false]);
+    expect(aUser({ roles: ['realm-admin'] }).isAdministrator()).toBe(true);
+    expect(aUser({ realmId: 'master', roles: ['super-admin'] }).isAdministrator()).toBe(true);
+    expect(aUser({ realmId: 'master', roles: ['super-admin'] }).isSuperAdmin()).toBe(true);
+    expect(aUser({ realmId: 'master', roles: ['realm-admin'] }).isSuperAdmin()).toBe(false);
+    expect(aUser({ realmId: 'acme', roles: ['super-admin'] }).isSuperAdmin()).toBe(false);
+  });
+
   it('splits a single-word name into a first name and an empty last name', () => {
     expect(splitName('Plato')).toEqual({ firstName: 'Plato', lastName: '' });
   });

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListEventsUseCase } from '../../../application/admin/list-events.use-case';
 import { Realm } from '../../../domain/realm/realm';
-import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { AdminAction, CurrentRealm, RealmHeader } from '../decorators';
 import { ListEventsQuery } from '../dto/admin.dto';
 import { present } from '../presenters';
 import { EventsPage } from '../openapi/schemas';
@@ -11,7 +11,6 @@ import { EventsPage } from '../openapi/schemas';
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })
-@AdminRoute()
 @RealmHeader('required')
 @Controller('v1/admin/events')
 export class AdminEventsController {
@@ -19,6 +18,7 @@ export class AdminEventsController {
 
   @ApiOperation({ summary: 'The realm’s audit events, newest first' })
   @ApiOkResponse({ type: EventsPage })
+  @AdminAction('events.list')
   @Get()
   async list(@Query() query: ListEventsQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;

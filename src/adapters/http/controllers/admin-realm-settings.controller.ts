@@ -4,7 +4,7 @@ import { AdminActor } from '../../../application/admin/admin-actor';
 import { GetRealmUseCase } from '../../../application/admin/get-realm.use-case';
 import { UpdateRealmUseCase } from '../../../application/admin/update-realm.use-case';
 import { Realm } from '../../../domain/realm/realm';
-import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { AdminAction, CurrentRealm, RealmHeader } from '../decorators';
 import { UpdateRealmDto } from '../dto/realm-settings.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
 import { present } from '../presenters';
@@ -14,7 +14,6 @@ import { RealmResponse } from '../openapi/schemas';
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })
-@AdminRoute()
 @RealmHeader('required')
 @Controller('v1/admin/realm')
 export class AdminRealmSettingsController {
@@ -25,6 +24,7 @@ export class AdminRealmSettingsController {
 
   @ApiOperation({ summary: 'The realm with every setting in force (its own or the deployment default)' })
   @ApiOkResponse({ type: RealmResponse })
+  @AdminAction('realm.read')
   @Get()
   async get(@CurrentRealm() realm: Realm) {
     return { realm: present.realm(await this.getRealm.execute(realm.id)) };
@@ -34,6 +34,7 @@ export class AdminRealmSettingsController {
     summary: 'Change the realm: name, enabled, settings (merged field by field; null returns a field to the deployment default)',
   })
   @ApiOkResponse({ type: RealmResponse })
+  @AdminAction('realm.update')
   @Patch()
   async update(@Body() body: UpdateRealmDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     const updated = await this.updateRealm.execute({

@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperati
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { CreateRealmUseCase } from '../../../application/admin/create-realm.use-case';
 import { ListRealmsUseCase } from '../../../application/admin/list-realms.use-case';
-import { AdminRoute, RealmHeader } from '../decorators';
+import { AdminAction, RealmHeader } from '../decorators';
 import { CreateRealmDto } from '../dto/admin.dto';
-import { CurrentAdmin, SuperAdminOnly } from '../guards/admin.guard';
+import { CurrentAdmin } from '../guards/admin.guard';
 import { present } from '../presenters';
 import { RealmResponse, RealmsResponse } from '../openapi/schemas';
 
@@ -13,8 +13,6 @@ import { RealmResponse, RealmsResponse } from '../openapi/schemas';
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })
-@AdminRoute()
-@SuperAdminOnly()
 @RealmHeader('required')
 @Controller('v1/admin/realms')
 export class AdminRealmsController {
@@ -25,6 +23,7 @@ export class AdminRealmsController {
 
   @ApiOperation({ summary: 'Every realm (super-admin)' })
   @ApiOkResponse({ type: RealmsResponse })
+  @AdminAction('realms.list')
   @Get()
   async list() {
     return { realms: (await this.listRealms.execute()).map(present.realm) };
@@ -32,6 +31,7 @@ export class AdminRealmsController {
 
   @ApiOperation({ summary: 'Create a realm (super-admin)' })
   @ApiCreatedResponse({ type: RealmResponse })
+  @AdminAction('realms.create')
   @Post()
   @HttpCode(201)
   async create(@Body() body: CreateRealmDto, @CurrentAdmin() actor: AdminActor) {

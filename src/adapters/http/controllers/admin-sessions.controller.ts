@@ -6,7 +6,7 @@ import { RevokeSessionUseCase } from '../../../application/admin/revoke-session.
 import { RevokeUserSessionsUseCase } from '../../../application/admin/revoke-user-sessions.use-case';
 import { Realm } from '../../../domain/realm/realm';
 import { Session } from '../../../domain/session/session';
-import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { AdminAction, CurrentRealm, RealmHeader } from '../decorators';
 import { ListSessionsQuery, PageQuery } from '../dto/admin.dto';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
@@ -18,7 +18,6 @@ import { RevokedResponse, SessionsPage, SuccessResponse } from '../openapi/schem
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })
-@AdminRoute()
 @RealmHeader('required')
 @Controller('v1/admin')
 export class AdminSessionsController {
@@ -30,17 +29,19 @@ export class AdminSessionsController {
 
   @ApiOperation({ summary: 'The realm’s live sessions' })
   @ApiOkResponse({ type: SessionsPage })
+  @AdminAction('sessions.list')
   @Get('sessions')
-  async list(@Query() query: ListSessionsQuery, @CurrentRealm() realm: Realm) {
+  async list(@Query() query: ListSessionsQuery, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const result = await this.listSessions.execute({ realm, userId: query.userId, status: query.status, page, limit });
+    const result = await this.listSessions.execute({ actor, realm, userId: query.userId, status: query.status, page, limit });
     return this.page(result, realm, page, limit);
   }
 
   @ApiOperation({ summary: 'Revoke a session' })
   @ApiOkResponse({ type: SuccessResponse })
   @ApiErrors('SESSION_NOT_FOUND')
+  @AdminAction('session.revoke')
   @Delete('sessions/:id')
   @HttpCode(200)
   async revoke(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -51,17 +52,19 @@ export class AdminSessionsController {
   @ApiOperation({ summary: 'A user’s live sessions' })
   @ApiOkResponse({ type: SessionsPage })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.sessions.list')
   @Get('users/:id/sessions')
-  async listForUser(@Param('id') id: string, @Query() query: PageQuery, @CurrentRealm() realm: Realm) {
+  async listForUser(@Param('id') id: string, @Query() query: PageQuery, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const result = await this.listSessions.execute({ realm, userId: id, page, limit, userMustExist: true });
+    const result = await this.listSessions.execute({ actor, realm, userId: id, page, limit, userMustExist: true });
     return this.page(result, realm, page, limit);
   }
 
   @ApiOperation({ summary: 'Revoke all of a user’s sessions' })
   @ApiOkResponse({ type: RevokedResponse })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.sessions.revoke')
   @Delete('users/:id/sessions')
   @HttpCode(200)
   async revokeForUser(

@@ -14,7 +14,7 @@ import { UnlockUserUseCase } from '../../../application/admin/unlock-user.use-ca
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
 import { User } from '../../../domain/user/user';
-import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { AdminAction, CurrentRealm, RealmHeader } from '../decorators';
 import { CreateUserDto, ListUsersQuery, ResetPasswordDto, SetRolesDto, SuspendUserDto } from '../dto/admin.dto';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
@@ -26,7 +26,6 @@ import { PasswordResetResult, SuccessResponse, UserResponse, UsersPage } from '.
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })
-@AdminRoute()
 @RealmHeader('required')
 @Controller('v1/admin/users')
 export class AdminUsersController {
@@ -46,6 +45,7 @@ export class AdminUsersController {
 
   @ApiOperation({ summary: 'List and search the realm’s users' })
   @ApiOkResponse({ type: UsersPage })
+  @AdminAction('users.list')
   @Get()
   async list(@Query() query: ListUsersQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
@@ -66,6 +66,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Create a user; without a password an invitation email is sent' })
   @ApiCreatedResponse({ type: UserResponse })
   @ApiErrors('EMAIL_ALREADY_REGISTERED')
+  @AdminAction('users.create')
   @Post()
   @HttpCode(201)
   async create(@Body() body: CreateUserDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -75,6 +76,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'One user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.read')
   @Get(':id')
   async get(@Param('id') id: string, @CurrentRealm() realm: Realm) {
     return this.user(await this.getUser.execute({ realmId: realm.id, userId: id }));
@@ -83,6 +85,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Delete a user with their sessions, credentials and tokens' })
   @ApiOkResponse({ type: SuccessResponse })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.delete')
   @Delete(':id')
   @HttpCode(200)
   async remove(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -93,6 +96,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Suspend a user; revokes their sessions' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND', 'INVALID_USER_STATE')
+  @AdminAction('user.suspend')
   @Post(':id/suspend')
   @HttpCode(200)
   async suspend(@Param('id') id: string, @Body() body: SuspendUserDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -102,6 +106,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Reactivate a suspended user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND', 'INVALID_USER_STATE')
+  @AdminAction('user.activate')
   @Post(':id/activate')
   @HttpCode(200)
   async activate(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -111,6 +116,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Unlock a locked user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND', 'INVALID_USER_STATE')
+  @AdminAction('user.unlock')
   @Post(':id/unlock')
   @HttpCode(200)
   async unlock(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -120,6 +126,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Set a password, or email a reset link; revokes the user’s sessions' })
   @ApiOkResponse({ type: PasswordResetResult })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.reset-password')
   @Post(':id/reset-password')
   @HttpCode(200)
   async resetUserPassword(
@@ -135,6 +142,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Remove every second factor of a user; revokes their sessions' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.reset-mfa')
   @Post(':id/mfa/reset')
   @HttpCode(200)
   async resetUserMfa(
@@ -149,6 +157,7 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Replace a user’s realm roles' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.set-roles')
   @Put(':id/roles')
   @HttpCode(200)
   async roles(@Param('id') id: string, @Body() body: SetRolesDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {

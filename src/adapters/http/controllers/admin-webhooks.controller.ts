@@ -10,7 +10,7 @@ import { RetryWebhookDeliveryUseCase } from '../../../application/webhooks/retry
 import { RotateWebhookSecretUseCase } from '../../../application/webhooks/rotate-webhook-secret.use-case';
 import { UpdateWebhookUseCase } from '../../../application/webhooks/update-webhook.use-case';
 import { Realm } from '../../../domain/realm/realm';
-import { AdminRoute, CurrentRealm, RealmHeader } from '../decorators';
+import { AdminAction, CurrentRealm, RealmHeader } from '../decorators';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { CreateWebhookDto, ListDeliveriesQuery, UpdateWebhookDto } from '../dto/webhook.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
@@ -30,7 +30,6 @@ import { presentWebhooks } from '../webhook-presenters';
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Realm-Id', required: true })
-@AdminRoute()
 @RealmHeader('required')
 @Controller('v1/admin/webhooks')
 export class AdminWebhooksController {
@@ -47,6 +46,7 @@ export class AdminWebhooksController {
 
   @ApiOperation({ summary: 'Subscribe an endpoint to the realm’s events; the signing secret is shown only in this answer' })
   @ApiCreatedResponse({ type: WebhookWithSecretResponse })
+  @AdminAction('webhooks.create')
   @Post()
   @HttpCode(201)
   async create(@Body() body: CreateWebhookDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -62,6 +62,7 @@ export class AdminWebhooksController {
 
   @ApiOperation({ summary: 'The realm’s webhooks (without secrets)' })
   @ApiOkResponse({ type: WebhooksResponse })
+  @AdminAction('webhooks.list')
   @Get()
   async list(@CurrentRealm() realm: Realm) {
     return { webhooks: (await this.listWebhooks.execute({ realmId: realm.id })).map((w) => presentWebhooks.webhook(w)) };
@@ -70,6 +71,7 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'A webhook (without its secret)' })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors('WEBHOOK_NOT_FOUND')
+  @AdminAction('webhook.read')
   @Get(':id')
   async get(@Param('id') id: string, @CurrentRealm() realm: Realm) {
     return { webhook: presentWebhooks.webhook(await this.getWebhook.execute({ realmId: realm.id, id })) };
@@ -78,6 +80,7 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'Change a webhook’s URL, events, description or enabled state' })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors('WEBHOOK_NOT_FOUND')
+  @AdminAction('webhook.update')
   @Patch(':id')
   async update(@Param('id') id: string, @Body() body: UpdateWebhookDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     const webhook = await this.updateWebhook.execute({ actor, realmId: realm.id, id, ...body });
@@ -87,6 +90,7 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'Delete a webhook; its pending deliveries are dropped' })
   @ApiOkResponse({ type: SuccessResponse })
   @ApiErrors('WEBHOOK_NOT_FOUND')
+  @AdminAction('webhook.delete')
   @Delete(':id')
   @HttpCode(200)
   async remove(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -97,6 +101,7 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'New signing secret, shown only in this answer; the previous one signs too for WEBHOOK_SECRET_OVERLAP_SECONDS' })
   @ApiOkResponse({ type: WebhookWithSecretResponse })
   @ApiErrors('WEBHOOK_NOT_FOUND')
+  @AdminAction('webhook.rotate-secret')
   @Post(':id/rotate-secret')
   @HttpCode(200)
   async rotate(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
@@ -107,6 +112,7 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'A webhook’s deliveries, newest first' })
   @ApiOkResponse({ type: WebhookDeliveriesPage })
   @ApiErrors('WEBHOOK_NOT_FOUND')
+  @AdminAction('webhook.deliveries.list')
   @Get(':id/deliveries')
   async deliveries(@Param('id') id: string, @Query() query: ListDeliveriesQuery, @CurrentRealm() realm: Realm) {
     const page = query.page ?? 1;
@@ -124,6 +130,7 @@ export class AdminWebhooksController {
   @ApiOperation({ summary: 'Queue a failed delivery again (same webhook-id)' })
   @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
   @ApiErrors('WEBHOOK_NOT_FOUND', 'NOT_FOUND')
+  @AdminAction('webhook.delivery.retry')
   @Post(':id/deliveries/:deliveryId/retry')
   @HttpCode(202)
   async retry(@Param('id') id: string, @Param('deliveryId') deliveryId: string, @Body() _body: EmptyBodyDto, @CurrentRealm() realm: Realm) {

@@ -1,14 +1,11 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AdminActor } from '../../../application/admin/admin-actor';
 import { AuthorizeAdminUseCase } from '../../../application/admin/authorize-admin.use-case';
-import { IS_ADMIN, routeMetadata } from '../decorators';
+import { AdminActionName } from '../../../domain/admin/admin-policy';
+import { ADMIN_PATH } from '../admin-routes';
+import { ADMIN_ACTION, routeMetadata } from '../decorators';
 import { AppRequest, clientIp } from '../request-context';
-
-const SUPER_ADMIN_ONLY = 'app:super-admin-only';
-
-/** Administrative routes that only a super-admin of master may call (realms, the admin API). */
-export const SuperAdminOnly = () => SetMetadata(SUPER_ADMIN_ONLY, true);
 
 type AdminRequest = AppRequest & { admin?: AdminActor };
 
@@ -20,9 +17,10 @@ export const CurrentAdmin = createParamDecorator((_: unknown, ctx: ExecutionCont
 });
 
 /**
- * Global guard, after RealmGuard and AccessTokenGuard: on routes marked @AdminRoute() the
- * verified token must administer the realm of X-Realm-Id (realm-admin of it, or super-admin of
- * master), else 403 FORBIDDEN.
+ * Global guard, after RealmGuard and AccessTokenGuard: a route marked @AdminAction runs only when
+ * the admin policy allows the token that action in the X-Realm-Id realm, on the user or session
+ * the route's `:id` names; else 403 FORBIDDEN, audited. It runs before body validation, so a
+ * refused caller learns nothing from the answer.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
@@ -32,14 +30,21 @@ export class AdminGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!routeMetadata<boolean>(this.reflector, IS_ADMIN, context)) return true;
     const req = context.switchToHttp().getRequest<AdminRequest>();
+    const action = routeMetadata<AdminActionName>(this.reflector, ADMIN_ACTION, context);
+    if (!action) {
+      // AdminRoutesCheck keeps such an app from starting; should one run anyway, it fails closed.
+      if (req.path.startsWith(`${ADMIN_PATH}/`)) throw new Error(`${req.method} ${req.path} declares no admin action`);
+      return true;
+    }
     if (!req.principal || !req.realm) throw new Error('AdminGuard runs after RealmGuard and AccessTokenGuard');
+    const targetId = (req.params as Record<string, string | undefined>).id;
     req.admin = await this.authorize.execute({
       principal: req.principal,
       account: req.principal.user,
       realmId: req.realm.id,
-      superAdminOnly: routeMetadata<boolean>(this.reflector, SUPER_ADMIN_ONLY, context) ?? false,
+      action,
+      targetId,
       ip: clientIp(req),
     });
     return true;

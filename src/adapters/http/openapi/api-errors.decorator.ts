@@ -5,7 +5,7 @@ export const API_ERRORS = 'app:api-errors';
 
 /**
  * The error codes a route answers beyond those every route of its kind shares (which the
- * OpenAPI document derives from @Public, @RealmHeader, @AdminRoute and the method: token,
+ * OpenAPI document derives from @Public, @RealmHeader, @AdminAction and the method: token,
  * realm, body, rate-limit and availability errors). On a controller or a handler; both add up.
  */
 export const ApiErrors = (...codes: DomainErrorCode[]) => SetMetadata(API_ERRORS, codes);

@@ -1,0 +1,132 @@
+import { MASTER_REALM } from '../realm/realm';
+import { REALM_ADMIN, SUPER_ADMIN, User } from '../user/user';
+
+/** How the admin API protects one action. */
+export interface AdminActionRule {
+  /** Super-admins only (realms), instead of any administrator of the realm. */
+  readonly superAdminOnly?: true;
+  /**
+   * Changes what protects `master`'s super-admins (its settings, identity providers, roles): in
+   * `master` only a super-admin may, since a sign-in link, lockout or provider of `master` reaches them.
+   */
+  readonly guardsMaster?: true;
+  /**
+   * What the route's `:id` names. Only a super-admin acts on a super-admin's account, or on
+   * anything of it (a session, identities, roles, metadata).
+   */
+  readonly target?: 'user' | 'session';
+}
+
+/**
+ * Every action of the admin API and its rule. A route declares the one it performs
+ * (`@AdminAction`); the admin guard decides with `decideAdmin` before anything else runs.
+ */
+export const ADMIN_ACTIONS = {
+  'users.list': {},
+  'users.create': {},
+  'user.read': {},
+  'user.delete': { target: 'user' },
+  'user.suspend': { target: 'user' },
+  'user.activate': { target: 'user' },
+  'user.unlock': { target: 'user' },
+  'user.reset-password': { target: 'user' },
+  'user.reset-mfa': { target: 'user' },
+  'user.set-roles': { target: 'user' },
+  'user.set-app-metadata': { target: 'user' },
+  'user.identity.unlink': { target: 'user' },
+  'user.sessions.list': { target: 'user' },
+  'user.sessions.revoke': { target: 'user' },
+  'sessions.list': {},
+  'session.revoke': { target: 'session' },
+  'events.list': {},
+  'realms.list': { superAdminOnly: true },
+  'realms.create': { superAdminOnly: true },
+  'realm.read': {},
+  'realm.update': { guardsMaster: true },
+  'roles.list': {},
+  'roles.create': { guardsMaster: true },
+  'role.delete': { guardsMaster: true },
+  'identity-providers.list': {},
+  'identity-providers.create': { guardsMaster: true },
+  'identity-provider.read': {},
+  'identity-provider.update': { guardsMaster: true },
+  'identity-provider.delete': { guardsMaster: true },
+  'webhooks.list': {},
+  'webhooks.create': {},
+  'webhook.read': {},
+  'webhook.update': {},
+  'webhook.delete': {},
+  'webhook.rotate-secret': {},
+  'webhook.deliveries.list': {},
+  'webhook.delivery.retry': {},
+} as const satisfies Record<string, AdminActionRule>;
+
+export type AdminActionName = keyof typeof ADMIN_ACTIONS;
+
+export function isAdminAction(name: string): name is AdminActionName {
+  return Object.prototype.hasOwnProperty.call(ADMIN_ACTIONS, name);
+}
+
+export function adminActionRule(action: AdminActionName): AdminActionRule {
+  return ADMIN_ACTIONS[action];
+}
+
+/** The caller: its realm, and the roles both its token and its account hold now. */
+export interface AdminCaller {
+  realmId: string;
+  roles: readonly string[];
+}
+
+export type AdminRefusal =
+  /** Neither realm-admin of the realm nor super-admin. */
+  | 'not-an-administrator'
+  /** A super-admin-only action (realms). */
+  | 'super-admins-only'
+  /** A change to what protects master's super-admins, by a realm-admin of master. */
+  | 'guards-master'
+  /** An action on a super-admin's account, by someone who is not a super-admin. */
+  | 'super-admin-target';
+
+export type AdminDecision =
+  | {
+      allowed: true;
+      superAdmin: boolean;
+      /** Lists the caller reads leave out super-admins' sessions. */
+      hidesSuperAdmins: boolean;
+    }
+  | { allowed: false; reason: AdminRefusal };
+
+/**
+ * The one authorisation rule of the admin API, from (caller, realm, action, target): the
+ * super-admin administers every realm; a realm-admin its own realm, but in `master` nothing that
+ * protects the super-admins — their accounts and what belongs to them, `master`'s settings,
+ * identity providers and roles. `target` is the user the action is on (a session's owner), null
+ * when it names none or nobody of the realm (the action then answers 404 itself).
+ */
+export function decideAdmin(caller: AdminCaller, realmId: string, action: AdminActionName, target: User | null): AdminDecision {
+  const rule = adminActionRule(action);
+  if (caller.realmId === MASTER_REALM && caller.roles.includes(SUPER_ADMIN)) {
+    return { allowed: true, superAdmin: true, hidesSuperAdmins: false };
+  }
+  if (caller.realmId !== realmId || !caller.roles.includes(REALM_ADMIN)) return { allowed: false, reason: 'not-an-administrator' };
+  if (rule.superAdminOnly) return { allowed: false, reason: 'super-admins-only' };
+  if (rule.guardsMaster && realmId === MASTER_REALM) return { allowed: false, reason: 'guards-master' };
+  if (rule.target && target?.isSuperAdmin()) return { allowed: false, reason: 'super-admin-target' };
+  return { allowed: true, superAdmin: false, hidesSuperAdmins: realmId === MASTER_REALM };
+}
+
+/**
+ * Roles an administrator may set on a user: `super-admin` exists only in `master`, and only a
+ * super-admin grants or removes it (otherwise a realm-admin of `master` could raise itself).
+ * @returns the refusal, or null when allowed
+ */
+export function roleChangeRefusal(
+  actorIsSuperAdmin: boolean,
+  realmId: string,
+  before: readonly string[],
+  after: readonly string[],
+): 'super-admin-outside-master' | 'super-admins-only' | null {
+  if (after.includes(SUPER_ADMIN) && realmId !== MASTER_REALM) return 'super-admin-outside-master';
+  if (before.includes(SUPER_ADMIN) !== after.includes(SUPER_ADMIN) && !actorIsSuperAdmin) return 'super-admins-only';
+  return null;
+}

@@ -1,0 +1,110 @@
+import {
+  ADMIN_ENV,
+  adminApi,
+  createUser,
+  lastQueuedMailText,
+  ROOT_EMAIL,
+  ROOT_PASSWORD,
+  SignedIn,
+  storedEvents,
+  superAdmin,
+} from '../support/admin-flows';
+import { bearer, login } from '../support/flows';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const decodeSid = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sid;
+
+/**
+ * The master realm's boundary, tried as an attacker holding `realm-admin` of `master` would:
+ * every way to the super-admins' accounts — master's settings, their sessions — answers 403,
+ * changes nothing, and leaves an `admin.denied` event in master's trail.
+ */
+describe('admin API: a realm-admin of master stops at what protects the super-admins', () => {
+  let t: TestApp;
+  let root: SignedIn;
+  let masterAdmin: SignedIn;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: ADMIN_ENV });
+    root = await superAdmin(t);
+    masterAdmin = await createUser(t, root.accessToken, 'master', { roles: ['realm-admin'] });
+  });
+  afterAll(() => t?.close());
+
+  const errorOf = (res: { status: number; body: { error?: { code: string } } }) => [res.status, res.body.error?.code];
+
+  async function denials(): Promise<{ action: unknown; userId: string | null }[]> {
+    const events = await storedEvents(t, 'master', { type: 'admin.denied' });
+    return events.filter((e) => e.actor_id === masterAdmin.id).map((e) => ({ action: e.details.action, userId: e.user_id }));
+  }
+
+  it("refuses to change master's publicUrl: the super-admin's reset email keeps the configured link", async () => {
+    const before = await adminApi(t, masterAdmin.accessToken, 'master').get('/realm');
+    expect(before.status).toBe(200);
+
+    const res = await adminApi(t, masterAdmin.accessToken, 'master')
+      .patch('/realm')
+      .send({ settings: { publicUrl: 'https://evil.example/x' } });
+    expect(errorOf(res)).toEqual([403, 'FORBIDDEN']);
+
+    const after = await adminApi(t, root.accessToken, 'master').get('/realm');
+    expect(after.body.realm.settings.publicUrl).toBe(before.body.realm.settings.publicUrl);
+    expect(after.body.realm.updatedAt).toBe(before.body.realm.updatedAt);
+
+    const forgot = await t.api().post('/api/v1/auth/password/forgot').set('X-Realm-Id', 'master').send({ email: ROOT_EMAIL });
+    expect(forgot.status).toBe(202);
+    const text = await lastQueuedMailText(t, ROOT_EMAIL);
+    expect(text).toContain(`${t.config.publicUrl}/reset-password?token=`);
+    expect(text).not.toContain('evil.example');
+    expect(await denials()).toContainEqual({ action: 'realm.update', userId: null });
+  });
+
+  it("refuses a lockout of one failure on master: the super-admin's wrong password does not lock it", async () => {
+    const res = await adminApi(t, masterAdmin.accessToken, 'master')
+      .patch('/realm')
+      .send({ settings: { lockout: { maxFailures: 1, durationSeconds: 86400 } } });
+    expect(errorOf(res)).toEqual([403, 'FORBIDDEN']);
+    const name = await adminApi(t, masterAdmin.accessToken, 'master').patch('/realm').send({ name: 'Taken over' });
+    expect(errorOf(name)).toEqual([403, 'FORBIDDEN']);
+
+    const realm = await adminApi(t, root.accessToken, 'master').get('/realm');
+    expect(realm.body.realm.settings.lockout.maxFailures).toBe(t.config.lockoutMaxFailures);
+    expect(realm.body.realm.name).not.toBe('Taken over');
+    expect((await login(t, ROOT_EMAIL, 'a wrong password, once', {}, 'master')).status).toBe(401);
+    expect((await login(t, ROOT_EMAIL, ROOT_PASSWORD, {}, 'master')).status).toBe(200);
+  });
+
+  it("refuses to list or end a super-admin's sessions, and its lists omit them; the super-admin stays signed in", async () => {
+    const rootSid = decodeSid(root.accessToken);
+    const api = adminApi(t, masterAdmin.accessToken, 'master');
+
+    expect(errorOf(await api.get(`/users/${root.id}/sessions`))).toEqual([403, 'FORBIDDEN']);
+    expect(errorOf(await api.delete(`/users/${root.id}/sessions`))).toEqual([403, 'FORBIDDEN']);
+    expect(errorOf(await api.delete(`/sessions/${rootSid}`))).toEqual([403, 'FORBIDDEN']);
+
+    const all = await api.get('/sessions?limit=100');
+    expect(all.status).toBe(200);
+    const listed = all.body.sessions.map((s: { id: string; userId: string }) => s.userId);
+    expect(listed).toContain(masterAdmin.id);
+    expect(listed).not.toContain(root.id);
+    expect(all.body.pagination.total).toBe(all.body.sessions.length);
+    const filtered = await api.get(`/sessions?userId=${root.id}`);
+    expect([filtered.status, filtered.body.sessions, filtered.body.pagination.total]).toEqual([200, [], 0]);
+
+    const me = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(root.accessToken))
+      .set('X-Realm-Id', 'master');
+    expect(me.status).toBe(200);
+    const rootsView = await adminApi(t, root.accessToken, 'master').get(`/users/${root.id}/sessions`);
+    expect(rootsView.body.sessions.map((s: { id: string }) => s.id)).toContain(rootSid);
+    expect(await denials()).toEqual(
+      expect.arrayContaining([
+        { action: 'user.sessions.list', userId: root.id },
+        { action: 'user.sessions.revoke', userId: root.id },
+        { action: 'session.revoke', userId: root.id },
+      ]),
+    );
+  });
+});
