@@ -10,6 +10,7 @@ import { HttpPipelineModule } from './modules/http-pipeline.module';
 import { MailModule } from './modules/mail.module';
 import { MfaModule } from './modules/mfa.module';
 import { ObservabilityModule } from './modules/observability.module';
+import { PasswordlessModule } from './modules/passwordless.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
 import { RealmSettingsModule } from './modules/realm-settings.module';
@@ -31,6 +32,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     // Features.
     AuthModule,
     MfaModule,
+    PasswordlessModule,
     AccountModule,
     AdminModule,
     HousekeepingModule,

@@ -46,6 +46,11 @@ export class AppConfig {
     refresh: RateLimit;
     mfaVerify: RateLimit;
     emailRequests: RateLimit;
+    /** POST /email-code per address (the second of its limits is `emailCodeIp`). */
+    emailCode: RateLimit;
+    emailCodeIp: RateLimit;
+    /** Answers of passwordless sign-ins (email code or link, passkey), per client IP. */
+    signInVerify: RateLimit;
     default: RateLimit;
   };
   adminRequireMfa: boolean;

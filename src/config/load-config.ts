@@ -166,6 +166,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     refresh: limit('RATE_LIMIT_REFRESH', { limit: 10, ttlSeconds: 60 }),
     mfaVerify: limit('RATE_LIMIT_MFA_VERIFY', { limit: 5, ttlSeconds: 60 }),
     emailRequests: limit('RATE_LIMIT_EMAIL', { limit: 3, ttlSeconds: 3600 }),
+    emailCode: limit('RATE_LIMIT_EMAIL_CODE', { limit: 3, ttlSeconds: 900 }),
+    emailCodeIp: limit('RATE_LIMIT_EMAIL_CODE_IP', { limit: 10, ttlSeconds: 900 }),
+    signInVerify: limit('RATE_LIMIT_SIGN_IN_VERIFY', { limit: 10, ttlSeconds: 60 }),
     default: limit('RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
   };
   config.adminRequireMfa = bool(env, 'ADMIN_REQUIRE_MFA', false);

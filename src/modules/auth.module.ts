@@ -10,6 +10,7 @@ import { RefreshUseCase } from '../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../application/auth/register.use-case';
 import { SessionGuardian } from '../application/auth/session-guardian';
 import { SessionIssuer } from '../application/auth/session-issuer';
+import { SignInContinuation } from '../application/auth/sign-in-continuation';
 import { DeviceDetector } from '../application/ports/device-detector';
 import { GeoIp } from '../application/ports/geo-ip';
 import { UaParserDeviceDetector } from '../adapters/device/ua-parser-device-detector';
@@ -30,6 +31,7 @@ import { AppConfig } from '../config/app-config';
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
     DeviceObserver,
     SessionIssuer,
+    SignInContinuation,
     MfaChallenges,
     RegisterUseCase,
     GetMeUseCase,
@@ -38,6 +40,6 @@ import { AppConfig } from '../config/app-config';
     LogoutUseCase,
     AuthenticateUseCase,
   ],
-  exports: [DeviceObserver, SessionIssuer, MfaChallenges, AuthenticateUseCase, RefreshUseCase],
+  exports: [DeviceObserver, SessionIssuer, SignInContinuation, MfaChallenges, AuthenticateUseCase, RefreshUseCase],
 })
 export class AuthModule {}

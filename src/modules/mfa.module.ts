@@ -41,5 +41,6 @@ import { AuthModule } from './auth.module';
     RemoveWebauthnCredentialUseCase,
     RegenerateRecoveryCodesUseCase,
   ],
+  exports: [WebAuthnRelyingParty, MfaAccount, RecentAuthentication],
 })
 export class MfaModule {}

@@ -6,16 +6,18 @@ import { NodeDpopProofVerifier } from '../adapters/crypto/node-dpop-proof-verifi
 import { MemoryDpopReplayStore } from '../adapters/dpop/memory-dpop-replay-store';
 import { RedisDpopReplayStore } from '../adapters/dpop/redis-dpop-replay-store';
 import { RefreshCookies } from '../adapters/http/refresh-cookies';
+import { SignInResponses } from '../adapters/http/sign-in-responses';
 import { AppConfig } from '../config/app-config';
 
 /**
- * How tokens travel and whom they work for: the refresh-token cookie for browser apps, and
+ * How tokens travel and whom they work for: the answer of every sign-in, the refresh-token cookie for browser apps, and
  * DPoP sender-constrained sessions (proof checks, the replay store, binding).
  */
 @Global()
 @Module({
   providers: [
     RefreshCookies,
+    SignInResponses,
     DpopBinding,
     { provide: DpopProofVerifier, useClass: NodeDpopProofVerifier },
     {
@@ -24,6 +26,6 @@ import { AppConfig } from '../config/app-config';
       useFactory: (config: AppConfig) => (config.redisUrl ? new RedisDpopReplayStore(config) : new MemoryDpopReplayStore()),
     },
   ],
-  exports: [RefreshCookies, DpopBinding],
+  exports: [RefreshCookies, SignInResponses, DpopBinding],
 })
 export class TokenTransportModule {}

@@ -79,6 +79,14 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('post', `${AUTH}/mfa/webauthn/register/verify`, 200, 'bearer'),
   route('delete', `${AUTH}/mfa/webauthn/{credentialId}`, 200, 'bearer', ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED']),
   route('post', `${AUTH}/mfa/recovery-codes`, 200, 'bearer', ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED']),
+  route('post', `${AUTH}/passkeys/options`, 200, 'public'),
+  route('post', `${AUTH}/passkeys/verify`, 200, 'public', [
+    'INVALID_CREDENTIALS',
+    'ACCOUNT_SUSPENDED',
+    'ACCOUNT_LOCKED',
+    'VALIDATION_FAILED',
+    'RATE_LIMITED',
+  ]),
   route('get', '/.well-known/jwks.json', 200, 'public'),
   route('get', '/.well-known/openid-configuration', 200, 'public'),
   // the admin API

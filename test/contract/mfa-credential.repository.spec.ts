@@ -17,6 +17,7 @@ function aCredential(userId: string, overrides: Partial<WebauthnCredential> = {}
     transports: ['usb'],
     deviceType: 'singleDevice',
     backedUp: false,
+    passkey: false,
     createdAt: now,
     lastUsedAt: null,
     ...overrides,
@@ -81,6 +82,7 @@ function contract(
         transports: ['usb'],
         deviceType: 'singleDevice',
         backedUp: false,
+        passkey: false,
       });
       expect(Array.from(found!.publicKey)).toEqual([9, 8, 7, 6]);
       expect((await mfa.listWebauthn(alice)).map((c) => c.id)[0]).toBe(key.id);

@@ -35,4 +35,28 @@ export class InMemoryOneTimeTokenRepository extends OneTimeTokenRepository {
     const t = this.rows.get(tokenHash);
     if (t) t.payload = payload;
   }
+
+  async voidUnusedForEmail(realmId: string, email: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
+    for (const t of this.rows.values()) if (t.realmId === realmId && t.email === email && t.kind === kind && !t.usedAt) t.usedAt = now;
+  }
+
+  async findLatestForEmail(realmId: string, email: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null> {
+    const matching = [...this.rows.values()].filter((t) => t.realmId === realmId && t.email === email && t.kind === kind);
+    matching.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.tokenHash.localeCompare(a.tokenHash));
+    return matching[0] ? { ...matching[0], payload: { ...matching[0].payload } } : null;
+  }
+
+  async reserveAttempt(tokenHash: string, now: Date, max: number): Promise<number | null> {
+    const t = this.rows.get(tokenHash);
+    if (!t || t.usedAt || t.expiresAt <= now || t.attempts >= max) return null;
+    t.attempts += 1;
+    return t.attempts;
+  }
+
+  async setPayloadFlag(tokenHash: string, flag: string, now: Date): Promise<boolean> {
+    const t = this.rows.get(tokenHash);
+    if (!t || t.usedAt || t.expiresAt <= now || t.payload[flag] === true) return false;
+    t.payload = { ...t.payload, [flag]: true };
+    return true;
+  }
 }

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomInt } from 'node:crypto';
 import { AccessTokenClaims, AccessTokens, VerifiedAccessToken } from '../../src/application/ports/access-tokens';
 import { AuditEntry, AuditLog } from '../../src/application/ports/audit-log';
 import { Clock } from '../../src/application/ports/clock';
@@ -67,6 +67,12 @@ export class FakeSecureTokens extends SecureTokens {
   }
   equal(a: string, b: string): boolean {
     return a === b;
+  }
+  numericCode(digits: number): string {
+    return Array.from({ length: digits }, () => String(randomInt(10))).join('');
+  }
+  async keyedHash(value: string): Promise<string> {
+    return createHmac('sha256', 'test-code-key').update(value).digest('base64url');
   }
 }
 

@@ -12,6 +12,12 @@ export class SoftAuthenticator {
   private readonly x: Buffer;
   private readonly y: Buffer;
   counter = 0;
+  /**
+   * A resident (discoverable) credential keeps the `user.id` of its creation options and returns
+   * it as `userHandle` in every assertion, as passkeys do; a plain security key returns none.
+   */
+  resident = false;
+  userHandle: string | null = null;
 
   constructor(
     readonly origin = 'http://localhost:3000',
@@ -25,6 +31,8 @@ export class SoftAuthenticator {
       this.x = source.x;
       this.y = source.y;
       this.counter = source.counter;
+      this.resident = source.resident;
+      this.userHandle = source.userHandle;
       return;
     }
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -44,7 +52,11 @@ export class SoftAuthenticator {
   }
 
   /** RegistrationResponseJSON for creation options (their `challenge`). */
-  attestation(options: { challenge: string }, tamper: { origin?: string; type?: string; userVerified?: boolean; rpId?: string } = {}) {
+  attestation(
+    options: { challenge: string; user?: { id?: string } },
+    tamper: { origin?: string; type?: string; userVerified?: boolean; rpId?: string } = {},
+  ) {
+    this.userHandle = options.user?.id ?? null;
     const clientDataJSON = this.clientData(tamper.type ?? 'webauthn.create', options.challenge, tamper.origin);
     const cosePublicKey = isoCBOR.encode(
       new Map<number, number | Uint8Array>([
@@ -90,7 +102,15 @@ export class SoftAuthenticator {
   /** AuthenticationResponseJSON for request options; each assertion bumps the counter unless told otherwise. */
   assertion(
     options: { challenge: string },
-    tamper: { origin?: string; type?: string; userVerified?: boolean; userPresent?: boolean; rpId?: string; counter?: number } = {},
+    tamper: {
+      origin?: string;
+      type?: string;
+      userVerified?: boolean;
+      userPresent?: boolean;
+      rpId?: string;
+      counter?: number;
+      userHandle?: string;
+    } = {},
   ) {
     if (tamper.counter === undefined) this.counter += 1;
     const counter = tamper.counter ?? this.counter;
@@ -107,6 +127,11 @@ export class SoftAuthenticator {
         clientDataJSON: clientDataJSON.toString('base64url'),
         authenticatorData: authenticatorData.toString('base64url'),
         signature: signature.toString('base64url'),
+        ...(tamper.userHandle !== undefined
+          ? { userHandle: tamper.userHandle }
+          : this.resident && this.userHandle
+            ? { userHandle: this.userHandle }
+            : {}),
       },
       clientExtensionResults: {},
       authenticatorAttachment: 'cross-platform',

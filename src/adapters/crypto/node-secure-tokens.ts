@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { SecureTokens } from '../../application/ports/secure-tokens';
 import { TypeOrmServerSecrets } from '../persistence/typeorm-server-secrets';
@@ -18,6 +18,15 @@ export class NodeSecureTokens implements SecureTokens {
   async successorOf(token: string): Promise<string> {
     const key = await this.secrets.get('refresh-successor-hmac', () => randomBytes(32).toString('base64'));
     return createHmac('sha256', Buffer.from(key, 'base64')).update(token).digest('base64url');
+  }
+
+  numericCode(digits: number): string {
+    return Array.from({ length: digits }, () => String(randomInt(10))).join('');
+  }
+
+  async keyedHash(value: string): Promise<string> {
+    const key = await this.secrets.get('short-code-hmac', () => randomBytes(32).toString('base64'));
+    return createHmac('sha256', Buffer.from(key, 'base64')).update(value).digest('base64url');
   }
 
   equal(a: string, b: string): boolean {

@@ -31,10 +31,11 @@ export const RATE_LIMIT = 'app:rate-limit';
 export type RateLimitName = keyof AppConfig['rateLimits'];
 
 /**
- * The row of the rate-limit table a route counts against (e.g. `@RateLimit('login')`); every route without
- * one shares the `default` limit. Keys per row are decided in RateLimitGuard.
+ * The rows of the rate-limit table a route counts against (e.g. `@RateLimit('login')`; a request must
+ * pass each of several); every route without one shares the `default` limit. Keys per row are
+ * decided in RateLimitGuard.
  */
-export const RateLimit = (name: RateLimitName) => SetMetadata(RATE_LIMIT, name);
+export const RateLimit = (...names: [RateLimitName, ...RateLimitName[]]) => SetMetadata(RATE_LIMIT, names);
 
 export const CurrentRealm = createParamDecorator((_: unknown, ctx: ExecutionContext): Realm => {
   const realm = ctx.switchToHttp().getRequest<AppRequest>().realm;

@@ -38,6 +38,7 @@ export const present = {
       webauthnCredentials: status.webauthnCredentials.map((c) => ({
         id: c.id,
         name: c.name,
+        passkey: c.passkey,
         createdAt: c.createdAt.toISOString(),
         lastUsedAt: c.lastUsedAt ? c.lastUsedAt.toISOString() : null,
       })),

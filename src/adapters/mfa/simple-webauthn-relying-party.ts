@@ -56,6 +56,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     displayName: string;
     exclude: CredentialDescriptor[];
     rp: RelyingPartySettings;
+    passkey: boolean;
   }): Promise<CeremonyOptions> {
     const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
@@ -67,7 +68,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
       timeout: WEBAUTHN_TIMEOUT_MS,
       attestationType: 'none',
       excludeCredentials: descriptors(input.exclude),
-      authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+      authenticatorSelection: { residentKey: input.passkey ? 'required' : 'preferred', userVerification: 'required' },
     });
     return { challenge: options.challenge, options: options as unknown as Record<string, unknown> };
   }
@@ -159,6 +160,12 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
   credentialIdOf(response: unknown): string | null {
     const id = asObject(response)?.id;
     return typeof id === 'string' && id.length > 0 && id.length <= 1400 ? id : null;
+  }
+
+  userHandleOf(response: unknown): string | null {
+    const handle = asObject(asObject(response)?.response)?.userHandle;
+    if (typeof handle !== 'string' || handle.length === 0 || handle.length > 128 || !BASE64URL.test(handle.replace(/=/g, ''))) return null;
+    return Buffer.from(handle, 'base64url').toString('utf8');
   }
 }
 

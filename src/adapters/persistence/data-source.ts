@@ -14,6 +14,7 @@ import { RealmSettings1764190000000 } from '../../../migrations/1764190000000-re
 import { WebhookDeliveryRetention1764200000000 } from '../../../migrations/1764200000000-webhook-delivery-retention';
 import { StoredUserSearchKeys1764210000000 } from '../../../migrations/1764210000000-stored-user-search-keys';
 import { RequiredBatchWrites1764220000000 } from '../../../migrations/1764220000000-required-batch-writes';
+import { Passwordless1764233000000 } from '../../../migrations/1764233000000-passwordless';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   WebhookDeliveryRetention1764200000000,
   StoredUserSearchKeys1764210000000,
   RequiredBatchWrites1764220000000,
+  Passwordless1764233000000,
 ];
 
 /**

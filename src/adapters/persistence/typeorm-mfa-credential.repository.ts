@@ -26,6 +26,7 @@ function toWebauthn(record: WebauthnCredentialRecord): WebauthnCredential {
     transports: record.transports ?? [],
     deviceType: record.deviceType,
     backedUp: record.backedUp,
+    passkey: record.passkey,
     createdAt: new Date(record.createdAt),
     lastUsedAt: record.lastUsedAt ? new Date(record.lastUsedAt) : null,
   };
@@ -110,6 +111,7 @@ export class TypeOrmMfaCredentialRepository implements MfaCredentialRepository {
         transports: credential.transports,
         deviceType: credential.deviceType,
         backedUp: credential.backedUp,
+        passkey: credential.passkey,
         createdAt: credential.createdAt,
         lastUsedAt: credential.lastUsedAt,
       });

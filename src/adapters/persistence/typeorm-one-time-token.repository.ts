@@ -65,4 +65,41 @@ export class TypeOrmOneTimeTokenRepository implements OneTimeTokenRepository {
   async updatePayload(tokenHash: string, payload: Record<string, unknown>): Promise<void> {
     await this.tx.manager.getRepository(OneTimeTokenRecord).update({ tokenHash }, { payload });
   }
+
+  async voidUnusedForEmail(realmId: string, email: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
+    await this.tx.manager.query(
+      `UPDATE one_time_tokens SET used_at = $4 WHERE realm_id = $1 AND email = $2 AND kind = $3 AND used_at IS NULL`,
+      [realmId, email, kind, now],
+    );
+  }
+
+  async findLatestForEmail(realmId: string, email: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null> {
+    const record = await this.tx.manager
+      .getRepository(OneTimeTokenRecord)
+      .findOne({ where: { realmId, email, kind }, order: { createdAt: 'DESC', tokenHash: 'DESC' } });
+    return record ? toOneTimeToken(record) : null;
+  }
+
+  async reserveAttempt(tokenHash: string, now: Date, maxAttempts: number): Promise<number | null> {
+    const rows = unwrapRows<{ attempts: number }>(
+      await this.tx.manager.query(
+        `UPDATE one_time_tokens SET attempts = attempts + 1
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 AND attempts < $3 RETURNING attempts`,
+        [tokenHash, now, maxAttempts],
+      ),
+    );
+    return rows[0] ? Number(rows[0].attempts) : null;
+  }
+
+  async setPayloadFlag(tokenHash: string, flag: string, now: Date): Promise<boolean> {
+    const rows = unwrapRows<{ token_hash: string }>(
+      await this.tx.manager.query(
+        `UPDATE one_time_tokens SET payload = jsonb_set(payload, ARRAY[$2::text], 'true'::jsonb)
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $3 AND NOT coalesce((payload ->> $2)::boolean, false)
+         RETURNING token_hash`,
+        [tokenHash, flag, now],
+      ),
+    );
+    return rows.length === 1;
+  }
 }

@@ -11,7 +11,7 @@ import { UserRepository } from '../ports/user.repository';
 import { AdminActor } from './admin-actor';
 
 /** RFC 8176 methods that count as a second factor for ADMIN_REQUIRE_MFA. */
-export const SECOND_FACTORS = ['otp', 'hwk'];
+export const SECOND_FACTORS = ['otp', 'hwk', 'mfa'];
 
 export interface AuthorizeAdminInput {
   principal: VerifiedAccessToken;

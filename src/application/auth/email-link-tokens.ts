@@ -25,12 +25,17 @@ export class EmailLinkTokens {
    * unexpired, and the user's address is still the one the link was sent to.
    * @throws DomainError INVALID_VERIFICATION_TOKEN otherwise
    */
-  async find(realm: Realm, kind: EmailLinkKind, token: string, now: Date): Promise<{ record: OneTimeToken; user: User }> {
+  async find(
+    realm: Realm,
+    kind: EmailLinkKind,
+    token: string,
+    now: Date,
+  ): Promise<{ record: OneTimeToken & { userId: string }; user: User }> {
     const record = await this.oneTimeTokens.find(this.secureTokens.hash(token), kind);
-    if (!record || record.realmId !== realm.id || record.usedAt || record.expiresAt <= now) throw invalidLinkToken();
+    if (!record?.userId || record.realmId !== realm.id || record.usedAt || record.expiresAt <= now) throw invalidLinkToken();
     const user = await this.users.findById(realm.id, record.userId);
     if (!user || record.email === null || record.email !== user.email) throw invalidLinkToken();
-    return { record, user };
+    return { record: { ...record, userId: record.userId }, user };
   }
 
   /**

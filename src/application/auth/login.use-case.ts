@@ -86,7 +86,7 @@ export class LoginUseCase {
       // account that concurrent attempts locked (or an administrator suspended) meanwhile.
       const current = await this.users.findById(realm.id, user.id);
       if (!current?.canAuthenticate(now)) await this.refuseChanged(realm, user.id, client, now, current);
-      const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'login', now });
+      const mfaToken = await this.mfaChallenges.create({ realm, user, client, purpose: 'login', amr: ['pwd'], method: 'password', now });
       return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
     }
     // Writes only (the lookup is done): one statement instead of BEGIN, four writes and COMMIT.
@@ -102,7 +102,7 @@ export class LoginUseCase {
           sessionId: opened.session.id,
           ip: client.ip,
           at: now,
-          details: { amr: ['pwd'] },
+          details: { method: 'password', amr: ['pwd'] },
         });
         return opened;
       })

@@ -8,10 +8,16 @@ import { ClientContext } from './client-context';
 export const MFA_TOKEN_TTL_SECONDS = 300;
 export const MFA_TOKEN_MAX_ATTEMPTS = 5;
 
+/** How a sign-in proved its first factor (`login.succeeded`'s `details.method`). */
+export type SignInMethod = 'password' | 'federated' | 'passkey' | 'email-code';
+
 /** What an mfaToken carries: the login waiting for its second factor. */
 export interface PendingLogin {
   purpose: 'login' | 'reverify';
   client: ClientContext;
+  /** The first factor's `amr`, which the second factor's value follows; `["pwd"]` when absent. */
+  amr?: string[];
+  method?: SignInMethod;
   /** For `reverify`: the flagged session the verification restores. */
   sessionId?: string;
   /** The current WebAuthn challenge bound to this mfaToken, if options were requested. */
@@ -32,12 +38,16 @@ export class MfaChallenges {
     client: ClientContext;
     purpose: PendingLogin['purpose'];
     sessionId?: string;
+    amr?: string[];
+    method?: SignInMethod;
     now: Date;
   }): Promise<string> {
     const token = this.secureTokens.generate();
     const pending: PendingLogin = {
       purpose: input.purpose,
       client: input.client,
+      ...(input.amr ? { amr: input.amr } : {}),
+      ...(input.method ? { method: input.method } : {}),
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     };
     await this.oneTimeTokens.insert({

@@ -54,7 +54,8 @@ export class FinishWebauthnRegistrationUseCase {
     const credential: WebauthnCredential = {
       ...verified,
       userId: user.id,
-      name: givenName ?? storedName ?? credentialName(null),
+      name: givenName ?? storedName ?? credentialName(null, pending.payload.passkey === true),
+      passkey: pending.payload.passkey === true,
       createdAt: now,
       lastUsedAt: null,
     };
@@ -66,12 +67,15 @@ export class FinishWebauthnRegistrationUseCase {
         method: 'webauthn',
         credentialId: credential.id,
         name: credential.name,
+        passkey: credential.passkey,
         recoveryCodesIssued: firstFactor,
       });
       await this.account.notify(
         actor,
         user,
-        `A security key or passkey ("${credential.name}") was added as a second factor to your account.`,
+        credential.passkey
+          ? `A passkey ("${credential.name}") was added to your account: it signs you in without a password.`
+          : `A security key or passkey ("${credential.name}") was added as a second factor to your account.`,
       );
       return codes;
     });

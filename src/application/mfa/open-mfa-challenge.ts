@@ -4,7 +4,7 @@ import { MfaChallenges, PendingLogin } from '../auth/mfa-challenges';
 import { OneTimeToken } from '../ports/one-time-token.repository';
 
 export interface OpenChallenge {
-  token: OneTimeToken;
+  token: OneTimeToken & { userId: string };
   pending: PendingLogin;
 }
 
@@ -17,7 +17,7 @@ export async function openMfaChallenge(challenges: MfaChallenges, realm: Realm, 
     throw new DomainError('INVALID_TOKEN', 'The MFA token is invalid');
   }
   const token = await challenges.find(mfaToken);
-  if (!token || token.realmId !== realm.id || token.usedAt) throw new DomainError('INVALID_TOKEN', 'The MFA token is invalid');
+  if (!token?.userId || token.realmId !== realm.id || token.usedAt) throw new DomainError('INVALID_TOKEN', 'The MFA token is invalid');
   if (token.expiresAt <= now) throw new DomainError('TOKEN_EXPIRED', 'The MFA token has expired; sign in again');
-  return { token, pending: token.payload as unknown as PendingLogin };
+  return { token: { ...token, userId: token.userId }, pending: token.payload as unknown as PendingLogin };
 }

@@ -29,9 +29,12 @@ export class StartWebauthnRegistrationUseCase {
    * PublicKeyCredentialCreationOptionsJSON for a new credential of the caller. The challenge is
    * kept server-side (hashed, bound to the user, 5 minutes, single use); a newer one voids it.
    * Credentials the user already has are excluded. Only from a recent sign-in (`RecentAuthentication`).
+   * A passkey asks the authenticator for a discoverable credential; the challenge remembers it, so
+   * only the answer to these options is stored as a passkey.
    * @throws DomainError VALIDATION_FAILED (name) | FORBIDDEN (sign-in not recent) | INVALID_TOKEN
    */
-  async execute(actor: MfaActor & { name?: string }): Promise<Record<string, unknown>> {
+  async execute(actor: MfaActor & { name?: string; passkey?: boolean }): Promise<Record<string, unknown>> {
+    const passkey = actor.passkey === true;
     const name = actor.name === undefined ? null : credentialName(actor.name);
     await this.recentSignIn.require(actor.realm.id, actor.sessionId, 'Adding a security key or passkey');
     const user = await this.account.user(actor);
@@ -42,6 +45,7 @@ export class StartWebauthnRegistrationUseCase {
       displayName: `${user.profile.firstName} ${user.profile.lastName}`.trim() || user.email,
       exclude: existing.map((c) => ({ id: c.id, transports: c.transports })),
       rp: actor.realm.policy.relyingParty,
+      passkey,
     });
     const now = this.clock.now();
     await this.tx.run(async () => {
@@ -52,7 +56,7 @@ export class StartWebauthnRegistrationUseCase {
         userId: user.id,
         kind: 'webauthn_registration',
         email: null,
-        payload: name ? { name } : {},
+        payload: { ...(name ? { name } : {}), ...(passkey ? { passkey } : {}) },
         attempts: 0,
         createdAt: now,
         expiresAt: new Date(now.getTime() + WEBAUTHN_REGISTRATION_TTL_SECONDS * 1000),

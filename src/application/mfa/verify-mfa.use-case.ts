@@ -100,7 +100,7 @@ export class VerifyMfaUseCase {
       const result = await this.tx.run(async () => {
         if (!(await check.commit())) return null;
         if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
-        const amr = ['pwd', check.amr];
+        const amr = [...(pending.amr ?? ['pwd']), check.amr];
         const outcome =
           pending.purpose === 'reverify'
             ? await this.reverify(realm, user, pending, client, observation, amr, now)
@@ -122,7 +122,7 @@ export class VerifyMfaUseCase {
             sessionId: outcome.sessionId,
             ip: client.ip,
             at: now,
-            details: { amr },
+            details: { method: pending.method ?? 'password', amr },
           });
         }
         return outcome;

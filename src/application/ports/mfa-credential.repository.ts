@@ -19,6 +19,8 @@ export interface WebauthnCredential {
   transports: string[];
   deviceType: string | null;
   backedUp: boolean;
+  /** Registered as a passkey (discoverable, user-verified): it may sign in on its own, without a password. */
+  passkey: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
 }

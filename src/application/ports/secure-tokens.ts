@@ -11,4 +11,11 @@ export abstract class SecureTokens {
   abstract successorOf(token: string): Promise<string>;
   /** Constant-time equality of two secrets. */
   abstract equal(a: string, b: string): boolean;
+  /** `digits` decimal digits from a CSPRNG, uniformly distributed (leading zeros kept). */
+  abstract numericCode(digits: number): string;
+  /**
+   * An HMAC of `value` under a server-side secret kept in the database: for short secrets (an
+   * 8-digit code), whose plain hash anyone holding the table could reverse by trying them all.
+   */
+  abstract keyedHash(value: string): Promise<string>;
 }

@@ -36,12 +36,15 @@ export abstract class WebAuthnRelyingParty {
     displayName: string;
     exclude: CredentialDescriptor[];
     rp: RelyingPartySettings;
+    /** A passkey: the authenticator must keep a discoverable (resident) credential. */
+    passkey: boolean;
   }): Promise<CeremonyOptions>;
   /**
    * Verifies an attestation (RegistrationResponseJSON) for `expectedChallenge`.
    * @throws DomainError VALIDATION_FAILED (field `response`) when it does not verify
    */
   abstract verifyRegistration(response: unknown, expectedChallenge: string, rp: RelyingPartySettings): Promise<NewWebauthnCredential>;
+  /** Request options; an empty `allow` asks for a discoverable credential (a passkey sign-in: the authenticator names the user). */
   abstract authenticationOptions(allow: CredentialDescriptor[], rp: RelyingPartySettings): Promise<CeremonyOptions>;
   /**
    * Verifies an assertion (AuthenticationResponseJSON) for `expectedChallenge` with the stored
@@ -58,4 +61,9 @@ export abstract class WebAuthnRelyingParty {
   abstract challengeOf(response: unknown): string | null;
   /** The credential id a response names, or null. */
   abstract credentialIdOf(response: unknown): string | null;
+  /**
+   * The user handle an assertion carries (a discoverable credential returns the `user.id` it was
+   * registered with), decoded to the user id it was made from; null when absent or unreadable.
+   */
+  abstract userHandleOf(response: unknown): string | null;
 }

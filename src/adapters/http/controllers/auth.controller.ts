@@ -13,6 +13,7 @@ import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
 import { present } from '../presenters';
 import { RefreshCookies } from '../refresh-cookies';
+import { SignInResponses } from '../sign-in-responses';
 import {
   AcceptsDpopProof,
   CLEAR_REFRESH_COOKIE,
@@ -35,6 +36,7 @@ export class AuthController {
     private readonly getMe: GetMeUseCase,
     private readonly clock: Clock,
     private readonly cookies: RefreshCookies,
+    private readonly responses: SignInResponses,
   ) {}
 
   @Public()
@@ -74,16 +76,7 @@ export class AuthController {
       client: clientContext(req, body.deviceFingerprint),
       dpop: dpopRequest(req),
     });
-    if (result.kind === 'mfa-required') {
-      return {
-        user: present.authUser(result.user),
-        tokens: null,
-        requiresMfa: true,
-        mfaToken: result.mfaToken,
-        mfaMethods: result.methods,
-      };
-    }
-    return { user: present.authUser(result.user), tokens: this.cookies.deliver(req, res, realm.id, result.tokens), requiresMfa: false };
+    return this.responses.present(req, res, realm, result);
   }
 
   @Public()

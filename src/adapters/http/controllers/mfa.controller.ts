@@ -160,7 +160,7 @@ export class MfaController {
     @CurrentPrincipal() principal: Principal,
     @Req() req: AppRequest,
   ) {
-    return this.startRegistration.execute({ ...actor(realm, principal, req), name: body.name });
+    return this.startRegistration.execute({ ...actor(realm, principal, req), name: body.name, passkey: body.passkey });
   }
 
   @ApiBearerAuth()

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 export class MfaVerifyDto {
   @ApiProperty({ description: 'The mfaToken from the login response (or from an MFA_REQUIRED error)' })
@@ -54,6 +54,14 @@ export class WebauthnRegisterOptionsDto {
   @IsString()
   @MaxLength(200)
   name?: string;
+
+  @ApiPropertyOptional({
+    description: 'Register a passkey: a discoverable credential with user verification, which can sign in without a password',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  passkey?: boolean;
 }
 
 export class WebauthnRegisterVerifyDto {

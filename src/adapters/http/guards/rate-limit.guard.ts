@@ -16,27 +16,37 @@ import { MfaChallenges } from '../../../application/auth/mfa-challenges';
 import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
+import { Email } from '../../../domain/user/email';
 import { RATE_LIMIT, RateLimitName } from '../decorators';
 import { RefreshCookies } from '../refresh-cookies';
 import { AppRequest, clientIp } from '../request-context';
 
-const LIMITS = ['login', 'register', 'refresh', 'mfaVerify', 'emailRequests', 'default'] as const satisfies readonly RateLimitName[];
+const LIMITS = [
+  'login',
+  'register',
+  'refresh',
+  'mfaVerify',
+  'emailRequests',
+  'emailCode',
+  'emailCodeIp',
+  'signInVerify',
+  'default',
+] as const satisfies readonly RateLimitName[];
 /** As long as the body validation allows, so the limiter and the route pick the same token. */
 const MAX_TOKEN_LENGTH = 256;
 
-/** The row of the rate-limit table a route counts against: the one named by @RateLimit, else `default`. */
-function limitOf(context: ExecutionContext): RateLimitName {
+/** The rows of the rate-limit table a route counts against: those named by @RateLimit, else `default`. */
+function limitsOf(context: ExecutionContext): RateLimitName[] {
   return (
-    (Reflect.getMetadata(RATE_LIMIT, context.getHandler()) as RateLimitName | undefined) ??
-    (Reflect.getMetadata(RATE_LIMIT, context.getClass()) as RateLimitName | undefined) ??
-    'default'
+    (Reflect.getMetadata(RATE_LIMIT, context.getHandler()) as RateLimitName[] | undefined) ??
+    (Reflect.getMetadata(RATE_LIMIT, context.getClass()) as RateLimitName[] | undefined) ?? ['default']
   );
 }
 
 /**
  * One named throttler per row of the rate-limit table, values from configuration (`count/seconds`). Every
  * named throttler would apply to every route, so each skips all routes but its own: a route
- * counts against exactly one limit.
+ * counts against the limits it names, and only those.
  */
 export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
   return {
@@ -45,7 +55,7 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
       name,
       limit: config.rateLimits[name].limit,
       ttl: config.rateLimits[name].ttlSeconds * 1000,
-      skipIf: (context: ExecutionContext) => limitOf(context) !== name,
+      skipIf: (context: ExecutionContext) => !limitsOf(context).includes(name),
     })),
   };
 }
@@ -57,7 +67,8 @@ function bodyToken(req: AppRequest, field: string): string | null {
 
 /**
  * Rate limits. Runs after RealmGuard and AccessTokenGuard, so the realm and the
- * principal are known. Keys: login, register and email requests by client IP (Express `req.ip`,
+ * principal are known. Keys: email codes by address (and by client IP, a second limit); login,
+ * register, email requests and passwordless answers by client IP (Express `req.ip`,
  * which honours TRUST_PROXY only); refresh by the user the refresh token belongs to; MFA verify
  * by the user behind the mfaToken; other routes by the authenticated user, else by IP. Requests
  * whose user cannot be resolved count against their IP. Keys are hashed: Redis never holds an
@@ -76,51 +87,53 @@ export class RateLimitGuard extends ThrottlerGuard {
     super(options, storage, reflector);
   }
 
-  /** Per route: the one throttler it counts against, or null when the base class must decide (overrides present). */
-  private readonly plans = new WeakMap<object, WeakMap<object, ThrottlerOptions | null>>();
+  /** Per route: the throttlers it counts against, or null when the base class must decide (overrides present). */
+  private readonly plans = new WeakMap<object, WeakMap<object, ThrottlerOptions[] | null>>();
 
   /**
-   * Each route counts against exactly one named limit (every other throttler's skipIf says so), with
-   * that limit's configured values. The base class finds this out on every request by asking each
-   * of the six throttlers for its skip flag and its per-route overrides (some thirty metadata
+   * Each route counts against the named limits it declares (every other throttler's skipIf says so), with
+   * their configured values. The base class finds this out on every request by asking each
+   * of the throttlers for its skip flag and its per-route overrides (some fifty metadata
    * look-ups and awaits); the answer is fixed per route, so it is worked out once. A route that
    * carries any @Throttle/@SkipThrottle metadata goes through the base class as before.
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const throttler = this.planOf(context);
-    if (throttler === null) return super.canActivate(context);
-    const ttl = throttler.ttl as number;
-    return this.handleRequest({
-      context,
-      limit: throttler.limit as number,
-      ttl,
-      blockDuration: (throttler.blockDuration as number | undefined) ?? ttl,
-      throttler,
-      getTracker: this.commonOptions.getTracker!,
-      generateKey: this.commonOptions.generateKey!,
-    });
+    const throttlers = this.planOf(context);
+    if (throttlers === null) return super.canActivate(context);
+    for (const throttler of throttlers) {
+      const ttl = throttler.ttl as number;
+      await this.handleRequest({
+        context,
+        limit: throttler.limit as number,
+        ttl,
+        blockDuration: (throttler.blockDuration as number | undefined) ?? ttl,
+        throttler,
+        getTracker: this.commonOptions.getTracker!,
+        generateKey: this.commonOptions.generateKey!,
+      });
+    }
+    return true;
   }
 
-  private planOf(context: ExecutionContext): ThrottlerOptions | null {
+  private planOf(context: ExecutionContext): ThrottlerOptions[] | null {
     const handler = context.getHandler();
     const controller = context.getClass();
     let byHandler = this.plans.get(controller);
     if (byHandler === undefined) this.plans.set(controller, (byHandler = new WeakMap()));
     let plan = byHandler.get(handler);
     if (plan === undefined) {
-      const name = limitOf(context);
-      const throttler = this.throttlers.find((t) => t.name === name);
+      const throttlers = limitsOf(context).map((name) => this.throttlers.find((t) => t.name === name));
       const overridden = [handler, controller].some((target) =>
         Reflect.getMetadataKeys(target).some((key) => typeof key === 'string' && key.startsWith('THROTTLER:')),
       );
-      const plain =
+      const plain = (throttler: ThrottlerOptions | undefined): throttler is ThrottlerOptions =>
         throttler !== undefined &&
         typeof throttler.limit === 'number' &&
         typeof throttler.ttl === 'number' &&
         (throttler.blockDuration === undefined || typeof throttler.blockDuration === 'number') &&
         throttler.ignoreUserAgents === undefined &&
         this.commonOptions.ignoreUserAgents === undefined;
-      plan = plain && !overridden ? throttler : null;
+      plan = throttlers.every(plain) && !overridden ? throttlers : null;
       byHandler.set(handler, plan);
     }
     return plan;
@@ -135,9 +148,14 @@ export class RateLimitGuard extends ThrottlerGuard {
     const key = createHash('sha256').update(`${name}\n${tracker}`).digest('base64url');
     const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
     const reset = record.isBlocked ? Math.max(1, record.timeToBlockExpire) : Math.max(1, record.timeToExpire);
-    res.setHeader('RateLimit-Limit', String(limit));
-    res.setHeader('RateLimit-Remaining', String(record.isBlocked ? 0 : Math.max(0, limit - record.totalHits)));
-    res.setHeader('RateLimit-Reset', String(reset));
+    const remaining = record.isBlocked ? 0 : Math.max(0, limit - record.totalHits);
+    // Of several limits, the headers describe the one closest to refusing.
+    const shown = res.getHeader('RateLimit-Remaining');
+    if (shown === undefined || remaining < Number(shown)) {
+      res.setHeader('RateLimit-Limit', String(limit));
+      res.setHeader('RateLimit-Remaining', String(remaining));
+      res.setHeader('RateLimit-Reset', String(reset));
+    }
     if (record.isBlocked) {
       throw new DomainError('RATE_LIMITED', 'Too many requests; retry later', { retryAfterSeconds: reset });
     }
@@ -158,6 +176,10 @@ export class RateLimitGuard extends ThrottlerGuard {
       if (challenge && challenge.realmId === req.realm?.id) return `user:${challenge.userId}`;
     } else if (name === 'default' && req.principal) {
       return `user:${req.principal.sub}`;
+    } else if (name === 'emailCode') {
+      const email = bodyToken(req, 'email');
+      // Per address of the realm, as the account would be found: "Alice@X " and "alice@x" share it.
+      if (email && req.realm) return `email:${req.realm.id}:${Email.normalise(email)}`;
     }
     // IPv6 clients are counted per /64: one subscriber usually holds a whole /64.
     return `ip:${normalizeIp(clientIp(req))}`;

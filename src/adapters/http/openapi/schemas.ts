@@ -255,6 +255,7 @@ export class RealmsResponse {
 export class WebauthnCredentialView {
   @ApiProperty({ example: 'hK3b9…base64url' }) id: string;
   @ApiProperty({ example: 'YubiKey 5C' }) name: string;
+  @ApiProperty({ example: false, description: 'A passkey: it signs in on its own, without a password' }) passkey: boolean;
   @ApiProperty(AT) createdAt: string;
   @ApiProperty({ ...AT, type: String, nullable: true }) lastUsedAt: string | null;
 }
@@ -307,6 +308,12 @@ export class PublicKeyCredentialRequestOptionsView {
   @ApiPropertyOptional({ example: 'localhost' }) rpId?: string;
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } }) allowCredentials?: object[];
   @ApiPropertyOptional({ enum: ['required', 'preferred', 'discouraged'] }) userVerification?: string;
+}
+
+export class PasskeyOptionsResponse {
+  @ApiProperty({ description: 'Names the challenge at POST /passkeys/verify; single use, valid 5 minutes' }) challengeId: string;
+  @ApiProperty({ type: PublicKeyCredentialRequestOptionsView, description: 'Empty allowCredentials, userVerification "required"' })
+  options: PublicKeyCredentialRequestOptionsView;
 }
 
 export class PublicKeyCredentialCreationOptionsView {
@@ -401,6 +408,7 @@ export const RESPONSE_SCHEMAS = [
   WebauthnRegisteredResponse,
   RecoveryCodesResponse,
   PublicKeyCredentialRequestOptionsView,
+  PasskeyOptionsResponse,
   PublicKeyCredentialCreationOptionsView,
   JwksResponse,
   DiscoveryResponse,

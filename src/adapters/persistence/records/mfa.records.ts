@@ -19,6 +19,7 @@ export class WebauthnCredentialRecord {
   @Column({ type: 'text', array: true }) transports: string[];
   @Column({ type: 'text', name: 'device_type', nullable: true }) deviceType: string | null;
   @Column({ type: 'boolean', name: 'backed_up' }) backedUp: boolean;
+  @Column({ type: 'boolean' }) passkey: boolean;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'last_used_at', nullable: true }) lastUsedAt: Date | null;
 }

@@ -4,7 +4,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export class OneTimeTokenRecord {
   @PrimaryColumn({ type: 'text', name: 'token_hash' }) tokenHash: string;
   @Column({ type: 'text', name: 'realm_id' }) realmId: string;
-  @Column({ type: 'uuid', name: 'user_id' }) userId: string;
+  @Column({ type: 'uuid', name: 'user_id', nullable: true }) userId: string | null;
   @Column({ type: 'text' }) kind: string;
   @Column({ type: 'text', nullable: true }) email: string | null;
   @Column({ type: 'jsonb' }) payload: object;
