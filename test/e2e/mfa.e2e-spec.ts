@@ -76,7 +76,9 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => 
       expect(res.body).toEqual({
         enabled: true,
         methods: ['webauthn'],
-        webauthnCredentials: [{ id: user.credentialId, name: 'Test key', createdAt: expect.stringMatching(/Z$/), lastUsedAt: null }],
+        webauthnCredentials: [
+          { id: user.credentialId, name: 'Test key', passkey: false, createdAt: expect.stringMatching(/Z$/), lastUsedAt: null },
+        ],
         recoveryCodesRemaining: 10,
       });
     });
@@ -358,7 +360,7 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => 
       const succeeded = await auditEvents(t, user.id, 'mfa.succeeded');
       expect(succeeded).toHaveLength(1);
       expect(succeeded[0].details).toMatchObject({ type: 'totp', purpose: 'login' });
-      expect((await auditEvents(t, user.id, 'login.succeeded')).at(-1)!.details).toEqual({ amr: ['pwd', 'otp'] });
+      expect((await auditEvents(t, user.id, 'login.succeeded')).at(-1)!.details).toEqual({ method: 'password', amr: ['pwd', 'otp'] });
       const refreshed = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: res.body.tokens.refreshToken });
       expect(refreshed.status).toBe(200);
     });
