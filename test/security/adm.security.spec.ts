@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ModulesContainer } from '@nestjs/core';
+import { declaredRoutes } from '../../src/adapters/http/admin-routes';
 import { AccessTokens } from '../../src/application/ports/access-tokens';
 import { ADMIN_ENV, adminApi, createRealm, createUser, SignedIn, superAdmin } from '../support/admin-flows';
 import { bearer, login, PASSWORD, register, signedInUser, uniqueEmail } from '../support/flows';
@@ -24,6 +28,51 @@ function adminRoutes(t: TestApp): Route[] {
           .map(([method]) => ({ method: method as Route['method'], path: layer.route!.path }))
       : [],
   );
+}
+
+/** The columns of the boundary table in docs/administration.md, in order, after route and action. */
+const CALLERS = [
+  'super-admin',
+  'realm-admin of the realm',
+  'realm-admin of `master`, on a user',
+  'realm-admin of `master`, on a super-admin',
+  'realm-admin of another realm',
+  'plain user',
+  'no token',
+] as const;
+type Caller = (typeof CALLERS)[number];
+type Cell = '✓' | '✓ without super-admins' | '403' | '401';
+
+interface BoundaryRow {
+  route: string;
+  action: string;
+  cells: Record<Caller, Cell>;
+}
+
+/** The boundary table of docs/administration.md: one row per admin route. */
+function boundaryTable(): BoundaryRow[] {
+  const doc = readFileSync(join(__dirname, '../../docs/administration.md'), 'utf8').split('\n');
+  const start = doc.findIndex((line) => line.startsWith('<!-- admin-boundary-table'));
+  if (start < 0) throw new Error('docs/administration.md has no admin-boundary-table');
+  const cellsOf = (line: string) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim().replace(/^`([^`]*)`$/, '$1'));
+  expect(cellsOf(doc[start + 1])).toEqual(['route', 'action', ...CALLERS]);
+  const rows: BoundaryRow[] = [];
+  for (const line of doc.slice(start + 3)) {
+    if (!line.startsWith('|')) break;
+    const [route, action, ...cells] = cellsOf(line);
+    for (const cell of cells) expect(['✓', '✓ without super-admins', '403', '401']).toContain(cell);
+    const [method, path] = route.split(' ');
+    rows.push({
+      route: `${method} /v1/admin${path}`,
+      action,
+      cells: Object.fromEntries(CALLERS.map((c, i) => [c, cells[i]])) as BoundaryRow['cells'],
+    });
+  }
+  return rows;
 }
 
 function envelope(res: { body: unknown }) {
@@ -234,5 +283,98 @@ describe('ADM — admin API and realms (SECURITY.md)', () => {
       status: 'active',
     });
     expect(decode(user.accessToken).realm).toBe('default');
+  });
+});
+
+describe("ADM-06 — the master realm's boundary, route by route (SECURITY.md)", () => {
+  let t: TestApp;
+  let root: SignedIn;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: ADMIN_ENV });
+    root = await superAdmin(t);
+    await createRealm(t, root.accessToken, 'other');
+  });
+  afterAll(() => t?.close());
+
+  it('ADM-06 answers every served admin route, for every caller, on an ordinary user and on a super-admin, as the docs table says', async () => {
+    const table = boundaryTable();
+    const served = adminRoutes(t).map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    const actions = new Map(declaredRoutes(t.app.get(ModulesContainer)).map((r) => [`${r.method} ${r.path}`, r.action]));
+    // A route the app serves without a row, or a row of a route it does not serve, fails here.
+    expect([...served].sort()).toEqual(table.map((row) => row.route).sort());
+    for (const row of table) expect([row.route, actions.get(row.route)]).toEqual([row.route, row.action]);
+
+    const realmAdmin = await createUser(t, root.accessToken, 'default', { roles: ['realm-admin'] });
+    const otherAdmin = await createUser(t, root.accessToken, 'other', { roles: ['realm-admin'] });
+    const masterAdmin = await createUser(t, root.accessToken, 'master', { roles: ['realm-admin'] });
+    const plain = await createUser(t, root.accessToken, 'default');
+    const member = await createUser(t, root.accessToken, 'default');
+    const masterMember = await createUser(t, root.accessToken, 'master');
+    const victim = await createUser(t, root.accessToken, 'master', { roles: ['super-admin'] });
+    const superAdmins = new Set([root.id, victim.id]);
+    const sid = (who: SignedIn) => decode(who.accessToken).sid as string;
+
+    // Each column: who calls, in which realm, on which user (and that user's session).
+    const scenarios: { caller: Caller; token: string | null; realm: string; target: SignedIn }[] = [
+      { caller: 'no token', token: null, realm: 'default', target: member },
+      { caller: 'plain user', token: plain.accessToken, realm: 'default', target: member },
+      { caller: 'realm-admin of another realm', token: otherAdmin.accessToken, realm: 'default', target: member },
+      { caller: 'realm-admin of `master`, on a super-admin', token: masterAdmin.accessToken, realm: 'master', target: victim },
+      { caller: 'realm-admin of `master`, on a user', token: masterAdmin.accessToken, realm: 'master', target: masterMember },
+      { caller: 'realm-admin of the realm', token: realmAdmin.accessToken, realm: 'default', target: member },
+      { caller: 'super-admin', token: root.accessToken, realm: 'default', target: member },
+      { caller: 'super-admin', token: root.accessToken, realm: 'master', target: victim },
+    ];
+    const mismatches: string[] = [];
+    const refusals: string[] = [];
+    for (const { caller, token, realm, target } of scenarios) {
+      for (const row of table) {
+        const [method, path] = row.route.split(' ');
+        const url = path
+          .replace(/^\/v1\/admin\/users\/:id/, `/v1/admin/users/${target.id}`)
+          .replace(/^\/v1\/admin\/sessions\/:id/, `/v1/admin/sessions/${sid(target)}`)
+          .replace(/:[A-Za-z]+/g, () => randomUUID());
+        let req = t.api()[method.toLowerCase() as Route['method']](url).set('X-Realm-Id', realm);
+        if (token) req = req.set(...bearer(token));
+        // Writes carry a field no route accepts: the guard decides before validation, so an
+        // admitted write answers 400 naming it and changes nothing.
+        const res = method === 'GET' ? await req : await req.send({ __probe: true });
+        const expected = row.cells[caller];
+        const got = `${res.status} ${res.body?.error?.code ?? ''}`.trim();
+        const where = `${caller} in ${realm}: ${row.route} → ${got}, expected ${expected}`;
+        if (expected === '401' || expected === '403') {
+          if (got !== (expected === '401' ? '401 INVALID_TOKEN' : '403 FORBIDDEN')) mismatches.push(where);
+          if (expected === '403') refusals.push(`${realm} ${decode(token!).sub} ${row.action}`);
+        } else if (method !== 'GET') {
+          const details: { field: string }[] = res.body?.error?.details ?? [];
+          if (res.status !== 400 || !details.some((d) => d.field === '__probe')) mismatches.push(where);
+        } else if (![200, 404].includes(res.status)) {
+          mismatches.push(where);
+        } else if (Array.isArray(res.body.sessions)) {
+          const listed = (res.body.sessions as { userId: string }[]).filter((s) => superAdmins.has(s.userId)).length;
+          const shouldList = expected === '✓' && realm === 'master' && (path === '/v1/admin/sessions' || target === victim);
+          if (expected === '✓ without super-admins' ? listed > 0 : shouldList && listed === 0) {
+            mismatches.push(`${where}: ${listed} super-admin session(s) listed`);
+          }
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(refusals.length).toBeGreaterThan(table.length * 2);
+
+    // Every refusal left an admin.denied event in the administered realm, naming caller and action.
+    const denied: { realm_id: string; actor_id: string; action: string }[] = await t.dataSource.query(
+      `SELECT realm_id, actor_id, details->>'action' AS action FROM audit_events WHERE type = 'admin.denied'`,
+    );
+    expect(denied.map((e) => `${e.realm_id} ${e.actor_id} ${e.action}`).sort()).toEqual([...refusals].sort());
+
+    // Nothing the refused calls aimed at changed: the super-admin is signed in, its account as it was.
+    const me = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(victim.accessToken))
+      .set('X-Realm-Id', 'master');
+    expect([me.status, me.body.user?.status, me.body.user?.roles]).toEqual([200, 'active', ['super-admin']]);
   });
 });
