@@ -1,6 +1,7 @@
 import {
   ADMIN_ENV,
   adminApi,
+  createRealm,
   createUser,
   lastQueuedMailText,
   ROOT_EMAIL,
@@ -9,7 +10,7 @@ import {
   storedEvents,
   superAdmin,
 } from '../support/admin-flows';
-import { bearer, login } from '../support/flows';
+import { bearer, login, signedInUser } from '../support/flows';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const decodeSid = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sid;
@@ -30,6 +31,15 @@ describe('admin API: a realm-admin of master stops at what protects the super-ad
     masterAdmin = await createUser(t, root.accessToken, 'master', { roles: ['realm-admin'] });
   });
   afterAll(() => t?.close());
+
+  async function rootSignedIn(): Promise<boolean> {
+    const me = await t
+      .api()
+      .get('/api/v1/auth/me')
+      .set(...bearer(root.accessToken))
+      .set('X-Realm-Id', 'master');
+    return me.status === 200;
+  }
 
   const errorOf = (res: { status: number; body: { error?: { code: string } } }) => [res.status, res.body.error?.code];
 
@@ -91,12 +101,7 @@ describe('admin API: a realm-admin of master stops at what protects the super-ad
     const filtered = await api.get(`/sessions?userId=${root.id}`);
     expect([filtered.status, filtered.body.sessions, filtered.body.pagination.total]).toEqual([200, [], 0]);
 
-    const me = await t
-      .api()
-      .get('/api/v1/auth/me')
-      .set(...bearer(root.accessToken))
-      .set('X-Realm-Id', 'master');
-    expect(me.status).toBe(200);
+    expect(await rootSignedIn()).toBe(true);
     const rootsView = await adminApi(t, root.accessToken, 'master').get(`/users/${root.id}/sessions`);
     expect(rootsView.body.sessions.map((s: { id: string }) => s.id)).toContain(rootSid);
     expect(await denials()).toEqual(
@@ -106,5 +111,63 @@ describe('admin API: a realm-admin of master stops at what protects the super-ad
         { action: 'session.revoke', userId: root.id },
       ]),
     );
+  });
+
+  describe('probing as other callers', () => {
+    it("refuses the super-admin's other roles too: a realm-admin of master changes nothing on its account", async () => {
+      const res = await adminApi(t, masterAdmin.accessToken, 'master')
+        .put(`/users/${root.id}/roles`)
+        .send({ roles: ['super-admin', 'auditor'] });
+      expect(errorOf(res)).toEqual([403, 'FORBIDDEN']);
+      const rows: { roles: string[] }[] = await t.dataSource.query(`SELECT roles FROM users WHERE id = $1`, [root.id]);
+      expect(rows[0].roles).toEqual(['super-admin']);
+    });
+
+    it('refuses a plain user who names master in X-Realm-Id, and audits it in master with the realm it came from', async () => {
+      const user = await signedInUser(t);
+      const res = await t
+        .api()
+        .get(`/v1/admin/users/${root.id}/sessions`)
+        .set(...bearer(user.accessToken))
+        .set('X-Realm-Id', 'master');
+      expect(errorOf(res)).toEqual([403, 'FORBIDDEN']);
+      const events = await storedEvents(t, 'master', { type: 'admin.denied' });
+      expect(events.filter((e) => e.actor_id === user.id)).toEqual([
+        expect.objectContaining({
+          user_id: null,
+          details: { action: 'user.sessions.list', reason: 'not-an-administrator', actorRealm: 'default', targetId: root.id },
+        }),
+      ]);
+    });
+
+    it("gives another realm's admin 403 in master and 404 in its own realm for a super-admin's id: nothing crosses", async () => {
+      await createRealm(t, root.accessToken, 'probing');
+      const other = await createUser(t, root.accessToken, 'probing', { roles: ['realm-admin'] });
+      expect(errorOf(await adminApi(t, other.accessToken, 'master').delete(`/users/${root.id}/sessions`))).toEqual([403, 'FORBIDDEN']);
+      expect(errorOf(await adminApi(t, other.accessToken, 'probing').delete(`/users/${root.id}/sessions`))).toEqual([
+        404,
+        'USER_NOT_FOUND',
+      ]);
+      expect(errorOf(await adminApi(t, other.accessToken, 'probing').delete(`/sessions/${decodeSid(root.accessToken)}`))).toEqual([
+        404,
+        'SESSION_NOT_FOUND',
+      ]);
+    });
+
+    it('decides by the route, not the spelling of its path: other letter case, a trailing slash, an upper-case id', async () => {
+      for (const path of [
+        `/V1/ADMIN/users/${root.id}/sessions`,
+        `/v1/admin/users/${root.id}/sessions/`,
+        `/v1/admin/users/${root.id.toUpperCase()}/sessions`,
+      ]) {
+        const res = await t
+          .api()
+          .delete(path)
+          .set(...bearer(masterAdmin.accessToken))
+          .set('X-Realm-Id', 'master');
+        expect([path, ...errorOf(res)]).toEqual([path, 403, 'FORBIDDEN']);
+      }
+      expect(await rootSignedIn()).toBe(true);
+    });
   });
 });

@@ -69,9 +69,14 @@ export class AuthorizeAdminUseCase {
       return this.refuse(input, 'mfa-required', null);
     }
     const caller: AdminCaller = { realmId: principal.realm, roles: account.roles.filter((role) => principal.roles.includes(role)) };
-    const target = await this.target(input);
-    const decision = decideAdmin(caller, realmId, action, target);
-    if (!decision.allowed) return this.refuse(input, decision.reason, target);
+    let decision = decideAdmin(caller, realmId, action, null);
+    if (!decision.allowed) return this.refuse(input, decision.reason, null);
+    // The target matters only to someone who is not a super-admin: it is read then, and the same rule decides again.
+    if (!decision.superAdmin && adminActionRule(action).target) {
+      const target = await this.target(input);
+      decision = decideAdmin(caller, realmId, action, target);
+      if (!decision.allowed) return this.refuse(input, decision.reason, target);
+    }
     return {
       id: account.id,
       realmId: principal.realm,
