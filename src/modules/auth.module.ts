@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthenticateUseCase } from '../application/auth/authenticate.use-case';
 import { DeviceObserver } from '../application/auth/device-observation';
 import { GetMeUseCase } from '../application/auth/get-me.use-case';
+import { UpdateProfileUseCase } from '../application/auth/update-profile.use-case';
 import { FingerprintSessionGuardian } from '../application/auth/fingerprint-session-guardian';
 import { LoginUseCase } from '../application/auth/login.use-case';
 import { LogoutUseCase } from '../application/auth/logout.use-case';
@@ -35,6 +36,7 @@ import { AppConfig } from '../config/app-config';
     MfaChallenges,
     RegisterUseCase,
     GetMeUseCase,
+    UpdateProfileUseCase,
     LoginUseCase,
     RefreshUseCase,
     LogoutUseCase,

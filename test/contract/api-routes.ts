@@ -68,6 +68,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('post', `${AUTH}/password/reset`, 200, 'public', ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_FAILED']),
   route('post', `${AUTH}/password/change`, 200, 'bearer', ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'VALIDATION_FAILED']),
   route('get', `${AUTH}/me`, 200, 'bearer', ['REALM_DISABLED']),
+  route('patch', `${AUTH}/me`, 200, 'bearer', ['VALIDATION_FAILED']),
   route('get', `${AUTH}/sessions`, 200, 'bearer'),
   route('delete', `${AUTH}/sessions/{id}`, 200, 'bearer', ['SESSION_NOT_FOUND']),
   route('delete', `${AUTH}/sessions`, 200, 'bearer'),

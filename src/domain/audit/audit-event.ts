@@ -18,6 +18,7 @@ export type AuditEventType =
   | 'user.password_reset'
   | 'user.mfa_reset'
   | 'user.roles_changed'
+  | 'user.profile_updated'
   | 'password.changed'
   | 'email.verified'
   | 'mfa.enabled'
@@ -51,6 +52,7 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'user.password_reset': true,
   'user.mfa_reset': true,
   'user.roles_changed': true,
+  'user.profile_updated': true,
   'password.changed': true,
   'email.verified': true,
   'mfa.enabled': true,

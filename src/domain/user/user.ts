@@ -74,6 +74,39 @@ export function splitName(name: string): { firstName: string; lastName: string }
     : { firstName: trimmed.slice(0, space), lastName: trimmed.slice(space + 1).trim() };
 }
 
+/** A change of one's own profile: omitted fields stay as they are. */
+export interface ProfileChanges {
+  firstName?: string;
+  lastName?: string;
+  avatar?: string | null;
+}
+
+const MAX_NAME_LENGTH = 100;
+const MAX_AVATAR_LENGTH = 2048;
+
+function profileName(field: 'firstName' | 'lastName', value: string): string {
+  const trimmed = value.trim();
+  if ([...trimmed].length > MAX_NAME_LENGTH) throw DomainError.validation(field, `must be at most ${MAX_NAME_LENGTH} characters`);
+  if (/[\p{Cc}]/u.test(trimmed)) throw DomainError.validation(field, 'must not contain control characters');
+  return trimmed;
+}
+
+function avatarUrl(value: string | null): string | null {
+  if (value === null) return null;
+  const trimmed = value.trim();
+  let url: URL | null = null;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    url = null;
+  }
+  if (!url || url.protocol !== 'https:' || !url.hostname) throw DomainError.validation('avatar', 'must be an https URL or null');
+  // Credentials in an address shown to others would leak them.
+  if (url.username || url.password) throw DomainError.validation('avatar', 'must not contain credentials');
+  if (trimmed.length > MAX_AVATAR_LENGTH) throw DomainError.validation('avatar', `must be at most ${MAX_AVATAR_LENGTH} characters`);
+  return url.href;
+}
+
 export class User {
   private constructor(private state: UserState) {}
 
@@ -254,6 +287,27 @@ export class User {
       if (!/^[a-z][a-z0-9-]{0,62}$/.test(role)) throw DomainError.validation('roles', `"${role}" is not a valid role name`);
     }
     this.state = { ...this.state, roles: [...new Set(roles)], updatedAt: now };
+  }
+
+  /**
+   * Changes the user's own name and avatar: names trimmed, 0 to 100 characters each, at least one
+   * of them not empty; the avatar an https URL or null. Returns the fields that changed.
+   * @throws DomainError VALIDATION_FAILED naming the field
+   */
+  updateProfile(changes: ProfileChanges, now: Date): (keyof UserProfile)[] {
+    const next: UserProfile = { ...this.state.profile };
+    if (changes.firstName !== undefined) next.firstName = profileName('firstName', changes.firstName);
+    if (changes.lastName !== undefined) next.lastName = profileName('lastName', changes.lastName);
+    if (changes.avatar !== undefined) next.avatar = avatarUrl(changes.avatar);
+    if (!next.firstName && !next.lastName) {
+      throw DomainError.validation(
+        changes.firstName !== undefined ? 'firstName' : 'lastName',
+        'firstName and lastName must not both be empty',
+      );
+    }
+    const changed = (['firstName', 'lastName', 'avatar'] as const).filter((field) => next[field] !== this.state.profile[field]);
+    if (changed.length > 0) this.state = { ...this.state, profile: next, updatedAt: now };
+    return changed;
   }
 
   setMfaMethods(methods: MfaMethod[]): void {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../../application/auth/authenticate.use-case';
@@ -7,10 +7,11 @@ import { LoginUseCase } from '../../../application/auth/login.use-case';
 import { LogoutUseCase } from '../../../application/auth/logout.use-case';
 import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../../../application/auth/register.use-case';
+import { UpdateProfileUseCase } from '../../../application/auth/update-profile.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
 import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
-import { LoginDto, LogoutDto, RefreshDto, RegisterDto } from '../dto/auth.dto';
+import { LoginDto, LogoutDto, RefreshDto, RegisterDto, UpdateProfileDto } from '../dto/auth.dto';
 import { present } from '../presenters';
 import { RefreshCookies } from '../refresh-cookies';
 import { SignInResponses } from '../sign-in-responses';
@@ -34,6 +35,7 @@ export class AuthController {
     private readonly refresh: RefreshUseCase,
     private readonly logout: LogoutUseCase,
     private readonly getMe: GetMeUseCase,
+    private readonly updateProfile: UpdateProfileUseCase,
     private readonly clock: Clock,
     private readonly cookies: RefreshCookies,
     private readonly responses: SignInResponses,
@@ -123,6 +125,22 @@ export class AuthController {
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub, loaded: principal.user });
+    return { user: present.user(user.summary(), this.clock.now()) };
+  }
+
+  @ApiBearerAuth()
+  @ApiOperation({ summary: "Change the signed-in user's name or avatar; audited (user.profile_updated)" })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('VALIDATION_FAILED')
+  @Patch('me')
+  async updateMe(@Body() body: UpdateProfileDto, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+    const user = await this.updateProfile.execute({
+      realmId: principal.realm,
+      userId: principal.sub,
+      sessionId: principal.sid,
+      changes: body,
+      ip: clientIp(req),
+    });
     return { user: present.user(user.summary(), this.clock.now()) };
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 
 /** Emails are normalised before validation: trimmed. */
 export const TrimString = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
@@ -68,4 +68,35 @@ export class LogoutDto {
   @IsString()
   @MaxLength(256)
   refreshToken?: string;
+}
+
+/** PATCH /me. Omitted fields stay as they are; the domain trims and checks lengths and the URL. */
+export class UpdateProfileDto {
+  @ApiPropertyOptional({ example: 'Alice', maxLength: 100, description: 'Trimmed; 0–100 characters' })
+  @ValidateIf((body: UpdateProfileDto) => body.firstName !== undefined)
+  @IsString()
+  @MaxLength(1000)
+  firstName?: string;
+
+  @ApiPropertyOptional({
+    example: 'Smith',
+    maxLength: 100,
+    description: 'Trimmed; 0–100 characters. firstName and lastName not both empty',
+  })
+  @ValidateIf((body: UpdateProfileDto) => body.lastName !== undefined)
+  @IsString()
+  @MaxLength(1000)
+  lastName?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    example: 'https://images.example.com/alice.png',
+    maxLength: 2048,
+    description: 'An https URL, or null to remove the avatar',
+  })
+  @ValidateIf((body: UpdateProfileDto) => body.avatar !== undefined && body.avatar !== null)
+  @IsString()
+  @MaxLength(4096)
+  avatar?: string | null;
 }
