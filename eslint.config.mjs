@@ -8,7 +8,7 @@ const outside = (...folders) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.cjs', '*.mjs'] },
+  { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.cjs', '*.mjs'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

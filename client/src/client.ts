@@ -44,7 +44,11 @@ export interface IdentityClientOptions {
   fingerprint?: boolean | (() => FingerprintComponents | string | null | Promise<FingerprintComponents | string | null>);
   /**
    * Restore the session when the client is created (reads the stored refresh token or the cookie).
-   * Default: true, except for the cookie transport outside a browser.
+   * Default: true, except for the cookie transport outside a browser. With the cookie transport a
+   * browser restores only when a session may exist: the service's `__Host-session-<realm>` hint
+   * cookie is there (a page on the service's host sees it), or, on another host, this client
+   * signed in from this browser and did not see the session end — so a signed-out page load
+   * sends no request.
    */
   restore?: boolean;
   /** The longest time before expiry at which the access token is renewed, in seconds (default 60). */
@@ -80,6 +84,52 @@ function claimsOf(token: string): Claims {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Whether a cookie session may exist, known without a request. The service sets the readable
+ * cookie `__Host-session-<realm>=1` with the refresh cookie and clears it with it; cookies are per
+ * host (not port), so a page on the service's host reads it. A page on another host cannot: there
+ * a local note, written when this client gets tokens and removed when it sees the session end,
+ * stands in for it.
+ */
+function sessionHint(base: string, realm: string) {
+  const note = `identity:${base}:${realm}:session`;
+  const sameHost = (() => {
+    try {
+      return new URL(base, location.href).hostname === location.hostname;
+    } catch {
+      return false;
+    }
+  })();
+  const storage = (): Storage | null => {
+    try {
+      return globalThis.localStorage ?? null;
+    } catch {
+      return null; // storage blocked (sandboxed frame, privacy settings)
+    }
+  };
+  return {
+    /** True only when no session can exist; when unsure, false (the client then asks the service). */
+    absent(): boolean {
+      try {
+        if (document.cookie.split(/;\s*/).includes(`__Host-session-${realm}=1`)) return false;
+      } catch {
+        return false; // cookies unreadable here (sandboxed frame)
+      }
+      if (sameHost) return true;
+      const notes = storage();
+      return notes !== null && notes.getItem(note) === null;
+    },
+    set(present: boolean): void {
+      try {
+        if (present) storage()?.setItem(note, '1');
+        else storage()?.removeItem(note);
+      } catch {
+        // storage full or blocked: the client will ask the service next time
+      }
+    },
+  };
+}
+
 /** Creates the client of one realm. Safe to call during server-side rendering: no network until used. */
 export function createIdentityClient(options: IdentityClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -109,6 +159,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
   const listeners: Record<string, Set<(event: never) => void>> = {};
 
   const tabs = coordinator(`identity:${base}:${realm}`, cookie || !!storage?.shared, receive);
+  const hint = cookie && inBrowser ? sessionHint(base, realm) : null;
 
   // ---- state ----
 
@@ -138,6 +189,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
   /** Stores the answer's tokens, takes them into use and tells the other tabs. */
   async function establish(tokens: TokensBody, sentAt: number, from: AuthUser | null): Promise<void> {
     if (storage && tokens.refreshToken) await storage.set(key, tokens.refreshToken);
+    hint?.set(true);
     const claims = claimsOf(tokens.accessToken);
     // When the clocks agree, the token's own expiry is exact; otherwise count from the request.
     const synced = Math.abs(Date.now() - claims.iat * 1000) < 2000;
@@ -150,6 +202,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
   function signedOut(reason: SignOutReason | null, announce: boolean): void {
     clearTimeout(timer);
     const was = snapshot.status;
+    hint?.set(false);
     access = null;
     pending = null;
     user = null;
@@ -376,7 +429,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
 
   async function restore(): Promise<void> {
     const wanted = options.restore ?? (!cookie || inBrowser);
-    if (!wanted || (storage && !(await storage.get(key)))) return signedOut(null, false);
+    if (!wanted || (storage && !(await storage.get(key))) || hint?.absent()) return signedOut(null, false);
     if (cookie || storage?.shared) {
       // Another tab may hold a current access token: ask before rotating.
       await new Promise<void>((resolve) => {
@@ -517,6 +570,9 @@ export function createIdentityClient(options: IdentityClientOptions) {
       }
       return found;
     },
+    /** Changes the user's own name or avatar (an https URL; `null` removes it); omitted fields stay. */
+    updateProfile: (changes: { firstName?: string; lastName?: string; avatar?: string | null }) =>
+      authed('PATCH', '/me', changes).then((answer) => answer.user as User),
     /** Changes the password; the user's other sessions end. */
     changePassword: (input: { currentPassword: string; newPassword: string }) =>
       authed('POST', '/password/change', input).then(() => undefined),

@@ -54,11 +54,20 @@ describe('the published package', () => {
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/fingerprint.js');
+    expect(files).toContain('dist/browser/index.js');
     for (const file of files) expect(file).toMatch(/^(package\.json|dist\/.+\.(js|d\.ts))$/);
 
     const installed = join(work, 'app/node_modules/@identity-service/client');
     mkdirSync(installed, { recursive: true });
     execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', installed, '--strip-components=1']);
+    // The build for pages without a bundler imports nothing by bare name, statically or lazily.
+    const browserFiles = files.filter((file) => file.startsWith('dist/browser/') && file.endsWith('.js'));
+    expect(browserFiles.length).toBeGreaterThan(2);
+    for (const file of browserFiles) {
+      const code = readFileSync(join(installed, file), 'utf8');
+      const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)["']([^"']+)["']/g)].map((m) => m[1]);
+      expect({ file, bare: specifiers.filter((specifier) => !/^\.{1,2}\//.test(specifier)) }).toEqual({ file, bare: [] });
+    }
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     expect(manifest).toMatchObject({ type: 'module', sideEffects: false });
     expect(Object.keys(manifest.dependencies)).toEqual(['@simplewebauthn/browser']);

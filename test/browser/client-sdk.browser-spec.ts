@@ -3,7 +3,7 @@ import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { createTestApp, TestApp } from '../support/test-app';
 import { PASSWORD, uniqueEmail } from '../support/flows';
 import { decodeJwt, nextStep, oathtoolTotp } from '../support/mfa';
-import { buildClientBundle, freePort, startAppPage, AppPageServer } from '../support/sdk-app-page';
+import { buildClientBundle, expectSecurityKeySignIn, freePort, startAppPage, AppPageServer } from '../support/sdk-app-page';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
 
 jest.setTimeout(180_000);
@@ -507,8 +507,12 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
       expect(decodeJwt((await inPage<string>(tab, 'return app.client.getAccessToken()'))!)).toMatchObject({ amr: ['pwd', 'otp'] });
 
       // The refresh token never reached the page: it is an HttpOnly cookie of the service's origin.
-      const cookies = await context.cookies(mfaApi);
-      expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([['__Host-refresh-default', true, true, 'Strict']]);
+      // Beside it, the session hint (no secret: a page reads it to know a session may exist).
+      const cookies = (await context.cookies(mfaApi)).sort((a, b) => a.name.localeCompare(b.name));
+      expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite, c.value.length > 1])).toEqual([
+        ['__Host-refresh-default', true, true, 'Strict', true],
+        ['__Host-session-default', false, true, 'Strict', false],
+      ]);
       expect(await inPage<string>(tab, 'return document.cookie + JSON.stringify(localStorage)')).not.toContain(cookies[0].value);
 
       await inPage(tab, 'return app.client.signOut()');
@@ -544,11 +548,7 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
       const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
       expect(Buffer.from(credentials[0].credentialId, 'base64').toString('base64url')).toBe(added.value!.credential.id);
 
-      await inPage(tab, 'return app.client.signOut()');
-      expect((await signIn(tab, email)).value).toMatchObject({ kind: 'mfa-required', methods: ['webauthn'] });
-      const verified = await inPage<Settled<unknown>>(tab, `return app.settle(app.client.verifyMfa({ type: 'webauthn' }))`);
-      expect(verified.error).toBeUndefined();
-      expect(decodeJwt((await inPage<string>(tab, 'return app.client.getAccessToken()'))!)).toMatchObject({ amr: ['pwd', 'hwk'] });
+      await expectSecurityKeySignIn(tab, email);
       expect((await inPage<Settled<{ status: number }>>(tab, 'return app.me()')).value).toMatchObject({
         status: 200,
         body: { user: { email } },

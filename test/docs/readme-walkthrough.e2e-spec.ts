@@ -29,7 +29,7 @@ function extractSdkExample(markdown: string): { code: string; printed: string } 
  * Bundles the example as a reader's app would use the package (the import resolved to the SDK's
  * sources), against the started service, and runs it with Node.
  */
-async function runSdkExample(code: string, baseUrl: string, dir: string): Promise<string> {
+async function runSdkExample(code: string, baseUrl: string, dir: string, email: string): Promise<string> {
   const entry = join(dir, 'sdk-example.mjs');
   writeFileSync(entry, code.replaceAll('http://localhost:3000', baseUrl));
   const bundle = join(dir, 'sdk-example.bundle.mjs');
@@ -43,21 +43,26 @@ async function runSdkExample(code: string, baseUrl: string, dir: string): Promis
     external: ['@simplewebauthn/browser'],
     logLevel: 'silent',
   });
-  const env = { ...process.env };
+  // As the README runs it: `EMAIL=$EMAIL node example.mjs` in the walk-through's shell.
+  const env: NodeJS.ProcessEnv = { ...process.env, EMAIL: email };
   delete env.NODE_OPTIONS;
   const { stdout } = await promisify(execFile)(process.execPath, [bundle], { env, timeout: 30_000 });
   return stdout;
 }
 const STEP_MARK = '@@walkthrough-step@@';
 
-/** Runs the steps in one bash process (variables carry over) and returns what each printed. */
-async function runSteps(walkthrough: Walkthrough, baseUrl: string, cwd: string): Promise<string[]> {
+/**
+ * Runs the steps in one bash process (variables carry over) and returns what each printed, and
+ * the address the run registered (its `EMAIL`, which the SDK example uses after it).
+ */
+async function runSteps(walkthrough: Walkthrough, baseUrl: string, cwd: string): Promise<{ outputs: string[]; email: string }> {
   const host = baseUrl.replace(/^http:\/\//, '');
   const script = walkthrough.steps
     .map(
       (step) =>
         `printf '\\n${STEP_MARK}\\n'\n${step.script.replaceAll('http://localhost:3000', baseUrl).replaceAll('localhost:3000', host)}`,
     )
+    .concat('echo "$EMAIL" > walkthrough-email.txt')
     .join('\n');
   const env = { ...process.env };
   delete env.NODE_OPTIONS; // the reader's `node -pe` runs without Jest's flags
@@ -70,14 +75,18 @@ async function runSteps(walkthrough: Walkthrough, baseUrl: string, cwd: string):
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   if (code !== 0) throw new Error(`the walk-through exited with ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  return stdout.split(`\n${STEP_MARK}\n`).slice(1);
+  if (stderr.includes('gave up waiting')) throw new Error(`the walk-through gave up waiting:\n${stderr}\nstdout:\n${stdout}`);
+  return { outputs: stdout.split(`\n${STEP_MARK}\n`).slice(1), email: readFileSync(join(cwd, 'walkthrough-email.txt'), 'utf8').trim() };
 }
 
-describe('the README walk-through', () => {
+/** The walk-through runs twice in a row in one folder against one service, as a reader may run it. */
+const RUNS = [1, 2];
+
+describe('the README walk-through, run twice against one service', () => {
   const walkthrough = extractWalkthrough(readFileSync(README, 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), 'readme-walkthrough-'));
   let t: TestApp;
-  let outputs: string[];
+  const runs: { outputs: string[]; email: string }[] = [];
   const sdkExample = extractSdkExample(readFileSync(README, 'utf8'));
   let sdkOutput: string;
 
@@ -92,9 +101,11 @@ describe('the README walk-through', () => {
     });
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
-    outputs = await runSteps(walkthrough, `http://127.0.0.1:${port}`, dir);
-    sdkOutput = await runSdkExample(sdkExample.code, `http://127.0.0.1:${port}`, dir).catch((error: Error) => `failed: ${error.message}`);
-  }, 120_000);
+    const base = `http://127.0.0.1:${port}`;
+    runs.push(await runSteps(walkthrough, base, dir));
+    sdkOutput = await runSdkExample(sdkExample.code, base, dir, runs[0].email).catch((error: Error) => `failed: ${error.message}`);
+    runs.push(await runSteps(walkthrough, base, dir));
+  }, 180_000);
 
   afterAll(async () => {
     await t?.close();
@@ -106,14 +117,19 @@ describe('the README walk-through', () => {
       BOOTSTRAP_ADMIN_EMAIL: expect.stringContaining('@'),
       BOOTSTRAP_ADMIN_PASSWORD: expect.any(String),
     });
-    expect(outputs).toHaveLength(walkthrough.steps.length);
+    for (const run of runs) expect(run.outputs).toHaveLength(walkthrough.steps.length);
   });
 
-  it.each(extractWalkthrough(readFileSync(README, 'utf8')).steps.map((step) => [step.index, step] as const))(
-    'step %i prints the answer the README shows',
-    (index) => {
+  it('registers a fresh address on each run', () => {
+    expect(runs.map((run) => run.email)).toEqual([expect.stringMatching(/^alice-\d+@example\.com$/), expect.stringMatching(/^alice-\d+@/)]);
+    expect(runs[0].email).not.toBe(runs[1].email);
+  });
+
+  it.each(RUNS.flatMap((run) => extractWalkthrough(readFileSync(README, 'utf8')).steps.map((step) => [run, step.index, step] as const)))(
+    'run %i, step %i prints the answer the README shows',
+    (run, index) => {
       const step = walkthrough.steps[index];
-      const printed = outputs[index];
+      const printed = runs[run - 1].outputs[index];
       const values = parseJsonStream(printed);
       const problems =
         values.length === step.expected.length
@@ -121,7 +137,7 @@ describe('the README walk-through', () => {
           : [`printed ${values.length} JSON value(s), the README shows ${step.expected.length}`];
       if (problems.length) {
         throw new Error(
-          `README walk-through, step ${index}:\n${step.script}\nshows:\n${step.shown ?? '(nothing)'}\nprinted:\n${printed}\n\n${problems.join('\n')}`,
+          `README walk-through, run ${run}, step ${index}:\n${step.script}\nshows:\n${step.shown ?? '(nothing)'}\nprinted:\n${printed}\n\n${problems.join('\n')}`,
         );
       }
     },

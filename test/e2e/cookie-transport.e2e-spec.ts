@@ -96,6 +96,34 @@ describe('refresh token in an HttpOnly cookie', () => {
     expect(res.body.requiresMfa).toBe(false);
   });
 
+  it('sets the session hint __Host-session-<realm>=1 beside the refresh cookie (readable by scripts, no secret), and clears it with it', async () => {
+    const { res, cookie } = await cookieLogin();
+    const hint = (r: Response, realm = 'default') => setCookies(r).find((c) => c.name === `__Host-session-${realm}`);
+    expect(hint(res)).toEqual({
+      name: '__Host-session-default',
+      value: '1',
+      attributes: { path: '/', secure: true, samesite: 'Strict', 'max-age': String(MAX_LIFETIME) },
+    });
+    t.clock.advance(500);
+    const rotated = await refreshWith(cookie);
+    expect(hint(rotated)).toMatchObject({ value: '1', attributes: { 'max-age': String(MAX_LIFETIME - 500) } });
+    // Refused with INVALID_TOKEN (the old cookie, past the leeway): both go.
+    t.clock.advance((t.config.refreshReuseLeewaySeconds + 1) * 1000);
+    const refused = await refreshWith(cookie);
+    expect(refused.status).toBe(401);
+    expect(hint(refused)).toMatchObject({ value: '', attributes: { 'max-age': '0' } });
+    // A logout clears it too, and the body transport never sets it.
+    const out = await t
+      .api()
+      .post('/api/v1/auth/logout')
+      .set(TRANSPORT, 'cookie')
+      .set('Cookie', `__Host-refresh-default=${cookie}`)
+      .send({});
+    expect(hint(out)).toMatchObject({ value: '', attributes: { 'max-age': '0' } });
+    const user = await register(t, uniqueEmail('nohint'));
+    expect(hint(await login(t, user.email))).toBeUndefined();
+  });
+
   it('keeps the body transport unchanged without the header: no cookie, refreshToken in the body', async () => {
     const user = await register(t, uniqueEmail('body'));
     const res = await login(t, user.email);

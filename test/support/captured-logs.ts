@@ -10,11 +10,16 @@ export class CapturedLogs extends Writable {
   get text(): string {
     return this.chunks.join('');
   }
+  /** The JSON lines; the only others are the plain lines with the links of emails written to the log (no SMTP_URL). */
   lines(): Record<string, unknown>[] {
     return this.text
       .split('\n')
-      .filter(Boolean)
+      .filter((line) => line && !this.isMailLine(line))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  private isMailLine(line: string): boolean {
+    return /^(Email to \S+ — ".*":|    https?:\/\/\S+)$/.test(line);
   }
 }
 

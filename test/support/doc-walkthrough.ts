@@ -109,6 +109,13 @@ export const VOLATILE_KEY = /^(id|token|secret|at|[a-z][A-Za-z]*(Id|Token|At))$/
  */
 export const ENVIRONMENT_PATHS = [/\.device\.name$/];
 
+/**
+ * Email addresses made fresh on every run (`alice-$RANDOM$RANDOM@example.com`): a shown address
+ * stands for any address that differs only in its runs of digits.
+ */
+const FRESH_ADDRESS_KEY = /^email$/;
+const digitsAsFormat = (value: string) => value.replace(/\d+/g, '#');
+
 const FORMATS: { name: string; test: RegExp }[] = [
   { name: 'a UUID', test: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/ },
   { name: 'an ISO 8601 UTC time', test: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/ },
@@ -160,6 +167,10 @@ export function compareWithShown(shown: unknown, actual: unknown, path = '$', ke
       if (!(k in s)) problems.push(`${path}.${k}: in the answer (${JSON.stringify(a[k])}) but not shown`);
     }
     return problems;
+  }
+  if (FRESH_ADDRESS_KEY.test(key) && typeof shown === 'string' && /\d/.test(shown)) {
+    const same = digitsAsFormat(shown) === digitsAsFormat(actual as string);
+    return same ? [] : [`${path}: shown ${JSON.stringify(shown)} (digits may differ), got ${JSON.stringify(actual)}`];
   }
   return shown === actual ? [] : [`${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
 }

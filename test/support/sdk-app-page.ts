@@ -4,6 +4,9 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
+import type { Page } from 'playwright-core';
+import { PASSWORD } from './flows';
+import { decodeJwt } from './mfa';
 
 const ROOT = join(__dirname, '../..');
 const WEBAUTHN_ESM = join(ROOT, 'node_modules/@simplewebauthn/browser/esm');
@@ -19,17 +22,18 @@ export function buildClientBundle(): string {
 
 /**
  * The frontend of a team that adopted the client: an HTML page importing the built bundle as an
- * ES module, with an import map for `@simplewebauthn/browser` (as a CDN setup would have).
+ * ES module, with an import map for `@simplewebauthn/browser` (as a CDN setup would have) — or,
+ * with `bundler: false`, the build for pages without a bundler (`dist/browser/`) and no import map.
  * Query parameters choose the service (`api`), the transport (`cookie`, default, or `local`) and
  * an optional fixed fingerprint (`fp=alien`, a device that is not this one), DPoP (`dpop=1`). At
  * `/verify-email?token=…` (the link in the emails) it verifies the address.
  */
-const PAGE = `<!doctype html>
+const PAGE = (bundler: boolean) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>App</title>
-<script type="importmap">{"imports":{"@simplewebauthn/browser":"/vendor/simplewebauthn/index.js"}}</script>
+${bundler ? '<script type="importmap">{"imports":{"@simplewebauthn/browser":"/vendor/simplewebauthn/index.js"}}</script>' : ''}
 </head><body><h1>App</h1>
 <script type="module">
-import { createIdentityClient, localStorageAdapter, collectFingerprint, FINGERPRINT_KEYS } from '/sdk/index.js';
+import { createIdentityClient, localStorageAdapter, collectFingerprint, FINGERPRINT_KEYS } from '${bundler ? '/sdk/index.js' : '/sdk/browser/index.js'}';
 const q = new URLSearchParams(location.search);
 const API = q.get('api') || localStorage.getItem('test:api');
 localStorage.setItem('test:api', API);
@@ -77,7 +81,8 @@ export interface AppPageServer {
 }
 
 /** Serves the page, the built bundle under /sdk/ and @simplewebauthn/browser under /vendor/, on its own origin. */
-export async function startAppPage(bundleDir: string): Promise<AppPageServer> {
+export async function startAppPage(bundleDir: string, options: { bundler?: boolean } = {}): Promise<AppPageServer> {
+  const html = PAGE(options.bundler ?? true);
   const requested: string[] = [];
   const file = (base: string, path: string) => {
     const full = normalize(join(base, path));
@@ -87,7 +92,7 @@ export async function startAppPage(bundleDir: string): Promise<AppPageServer> {
     const path = new URL(req.url ?? '/', 'http://page').pathname;
     requested.push(path);
     if (path === '/' || path === '/verify-email') {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
       return;
     }
     const body = path.startsWith('/sdk/')
@@ -114,4 +119,25 @@ export async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+/** Runs an async snippet in the page, where `app` is the page's API (see PAGE above). */
+export function inPage<T>(page: Page, body: string): Promise<T> {
+  return page.evaluate(`(async () => { const app = window.app; ${body} })()`) as Promise<T>;
+}
+
+/**
+ * Signs out, signs in with the password, and completes the second step with the security key the
+ * page's virtual authenticator holds; expects an access token whose amr names the key (hwk).
+ */
+export async function expectSecurityKeySignIn(tab: Page, email: string): Promise<void> {
+  await inPage(tab, 'return app.client.signOut()');
+  const signedIn = await inPage<{ value?: unknown }>(
+    tab,
+    `return app.settle(app.client.signIn({ email: ${JSON.stringify(email)}, password: ${JSON.stringify(PASSWORD)} }))`,
+  );
+  expect(signedIn.value).toMatchObject({ kind: 'mfa-required', methods: ['webauthn'] });
+  const verified = await inPage<{ error?: unknown }>(tab, `return app.settle(app.client.verifyMfa({ type: 'webauthn' }))`);
+  expect(verified.error).toBeUndefined();
+  expect(decodeJwt((await inPage<string>(tab, 'return app.client.getAccessToken()'))!)).toMatchObject({ amr: ['pwd', 'hwk'] });
 }

@@ -12,12 +12,23 @@ const TRANSPORT_HEADER = REFRESH_TRANSPORT_HEADER.toLowerCase();
 /** `__Host-`: the browser keeps it only if Secure, Path=/ and without Domain, so no subdomain can plant or read it. */
 const COOKIE_PREFIX = '__Host-refresh-';
 const ATTRIBUTES = 'Path=/; HttpOnly; Secure; SameSite=Strict';
+/**
+ * The session hint: readable by scripts, no secret in it, set and cleared with the refresh cookie,
+ * so a page can tell without a request (and without a 401 when signed out) whether a session may exist.
+ */
+const HINT_PREFIX = '__Host-session-';
+const HINT_ATTRIBUTES = 'Path=/; Secure; SameSite=Strict';
 /** Refresh tokens are base64url; anything else in the cookie is not one of ours. */
 const TOKEN_VALUE = /^[A-Za-z0-9_-]{16,256}$/;
 
 /** The cookie of a realm's refresh token. Realm ids are slugs, valid in a cookie name as they are. */
 export function refreshCookieName(realmId: string): string {
   return `${COOKIE_PREFIX}${realmId}`;
+}
+
+/** The realm's session-hint cookie (`__Host-session-<realmId>=1`). */
+export function sessionHintCookieName(realmId: string): string {
+  return `${HINT_PREFIX}${realmId}`;
 }
 
 /**
@@ -72,12 +83,14 @@ export class RefreshCookies {
   deliver(req: Request, res: Response, realmId: string, tokens: TokenSet): ReturnType<typeof present.tokens> {
     if (!this.requested(req)) return present.tokens(tokens);
     res.append('Set-Cookie', `${refreshCookieName(realmId)}=${tokens.refreshToken}; ${ATTRIBUTES}; Max-Age=${tokens.refreshExpiresIn}`);
+    res.append('Set-Cookie', `${sessionHintCookieName(realmId)}=1; ${HINT_ATTRIBUTES}; Max-Age=${tokens.refreshExpiresIn}`);
     return present.tokens(tokens, { refreshToken: false });
   }
 
-  /** Tells the browser to drop the realm's cookie. */
+  /** Tells the browser to drop the realm's cookie and its session hint. */
   clear(res: Response, realmId: string): void {
     res.append('Set-Cookie', `${refreshCookieName(realmId)}=; ${ATTRIBUTES}; Max-Age=0`);
+    res.append('Set-Cookie', `${sessionHintCookieName(realmId)}=; ${HINT_ATTRIBUTES}; Max-Age=0`);
   }
 
   /** Runs `work`; when it fails with one of `codes` and the cookie transport is in use, the cookie is cleared. */

@@ -31,6 +31,21 @@ describe('LogMailTransport', () => {
     expect(logged[0]).toContain(message.text);
   });
 
+  it('also writes each link as plain text on a line of its own, under a line naming the recipient', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const written: string[] = [];
+    const transport = new LogMailTransport({ write: (text: string) => written.push(text) });
+    await transport.send(message);
+    expect(written.join('').split('\n')).toEqual([
+      'Email to ada@example.com — "Verify your email address — Default":',
+      '    http://localhost:3000/verify-email?token=abc_DEF-123',
+      '',
+    ]);
+    await transport.send({ ...message, text: 'Your password was changed.' });
+    expect(written).toHaveLength(1);
+  });
+
   it.each([
     ['recipient', { to: 'ada@example.com\r\nBcc: eve@example.com' }],
     ['subject', { subject: 'Hi\nBcc: eve@example.com' }],

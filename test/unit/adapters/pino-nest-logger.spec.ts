@@ -32,6 +32,24 @@ describe('PinoNestLogger', () => {
     ]);
   });
 
+  it("writes Nest's start-up chatter (modules, controllers, one line per route) at debug, so an info log starts short", () => {
+    const info = capture();
+    const debug = capture('debug');
+    for (const { logger } of [info, debug]) {
+      logger.log('AppModule dependencies initialized', 'InstanceLoader');
+      logger.log('AuthController {/api/v1/auth}:', 'RoutesResolver');
+      logger.log('Mapped {/api/v1/auth/login, POST} route', 'RouterExplorer');
+      logger.log('Nest application successfully started', 'NestApplication');
+    }
+    expect(info.lines().map((line) => line.msg)).toEqual(['Nest application successfully started']);
+    expect(debug.lines().map((line) => [line.level, line.context])).toEqual([
+      [20, 'InstanceLoader'],
+      [20, 'RoutesResolver'],
+      [20, 'RouterExplorer'],
+      [30, 'NestApplication'],
+    ]);
+  });
+
   it('keeps the stack of an error apart from its context', () => {
     const { logger, lines } = capture();
     const stack = 'Error: boom\n    at somewhere (file.ts:1:1)';

@@ -2,6 +2,8 @@ import { LoggerService } from '@nestjs/common';
 import type { Level, Logger } from 'pino';
 
 const STACK = /\n\s+at /;
+/** Nest's start-up chatter (a line per module, controller and route): debug, not info. */
+const START_UP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
 /**
  * Nest's own messages (start-up, errors the framework catches) as pino lines of the root logger,
@@ -11,7 +13,8 @@ export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params.at(-1);
+    this.write(typeof context === 'string' && START_UP_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

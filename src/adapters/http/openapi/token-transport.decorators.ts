@@ -26,7 +26,8 @@ export const SET_REFRESH_COOKIE = {
   'Set-Cookie': {
     description:
       'With `X-Refresh-Token-Transport: cookie`: `__Host-refresh-<realmId>=<token>; Path=/; HttpOnly; Secure; SameSite=Strict; ' +
-      'Max-Age=<seconds until the session’s absolute end>`',
+      'Max-Age=<seconds until the session’s absolute end>`, and the session hint `__Host-session-<realmId>=1` with the same ' +
+      'attributes but not HttpOnly (no secret in it: a page reads it to know a session may exist without a request)',
     schema: { type: 'string' },
   },
 };
@@ -34,7 +35,9 @@ export const SET_REFRESH_COOKIE = {
 /** The `Set-Cookie` of a response that ends the cookie (logout). */
 export const CLEAR_REFRESH_COOKIE = {
   'Set-Cookie': {
-    description: '`__Host-refresh-<realmId>=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`: the browser drops the cookie',
+    description:
+      '`__Host-refresh-<realmId>=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0` and `__Host-session-<realmId>=; Path=/; ' +
+      'Secure; SameSite=Strict; Max-Age=0`: the browser drops the cookie and the session hint',
     schema: { type: 'string' },
   },
 };
