@@ -349,7 +349,7 @@ describe("ADM-06 — the master realm's boundary, route by route (SECURITY.md)",
         } else if (method !== 'GET') {
           const details: { field: string }[] = res.body?.error?.details ?? [];
           if (res.status !== 400 || !details.some((d) => d.field === '__probe')) mismatches.push(where);
-        } else if (![200, 404].includes(res.status)) {
+        } else if (![200, 400, 404].includes(res.status)) {
           mismatches.push(where);
         } else if (Array.isArray(res.body.sessions)) {
           const listed = (res.body.sessions as { userId: string }[]).filter((s) => superAdmins.has(s.userId)).length;
