@@ -12,6 +12,8 @@ import { RegisterUseCase } from '../application/auth/register.use-case';
 import { SessionGuardian } from '../application/auth/session-guardian';
 import { SessionIssuer } from '../application/auth/session-issuer';
 import { SignInContinuation } from '../application/auth/sign-in-continuation';
+import { AccountTakeover } from '../application/auth/account-takeover';
+import { ListUserIdentitiesUseCase } from '../application/federation/list-user-identities.use-case';
 import { DeviceDetector } from '../application/ports/device-detector';
 import { GeoIp } from '../application/ports/geo-ip';
 import { UaParserDeviceDetector } from '../adapters/device/ua-parser-device-detector';
@@ -32,8 +34,10 @@ import { AppConfig } from '../config/app-config';
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
     DeviceObserver,
     SessionIssuer,
-    SignInContinuation,
     MfaChallenges,
+    SignInContinuation,
+    AccountTakeover,
+    ListUserIdentitiesUseCase,
     RegisterUseCase,
     GetMeUseCase,
     UpdateProfileUseCase,
@@ -42,6 +46,15 @@ import { AppConfig } from '../config/app-config';
     LogoutUseCase,
     AuthenticateUseCase,
   ],
-  exports: [DeviceObserver, SessionIssuer, SignInContinuation, MfaChallenges, AuthenticateUseCase, RefreshUseCase],
+  exports: [
+    DeviceObserver,
+    SessionIssuer,
+    MfaChallenges,
+    SignInContinuation,
+    AccountTakeover,
+    ListUserIdentitiesUseCase,
+    AuthenticateUseCase,
+    RefreshUseCase,
+  ],
 })
 export class AuthModule {}

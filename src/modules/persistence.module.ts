@@ -1,5 +1,6 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { LinkedIdentityRepository } from '../application/ports/linked-identity.repository';
 import { MfaCredentialRepository } from '../application/ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../application/ports/one-time-token.repository';
 import { RealmRepository } from '../application/ports/realm.repository';
@@ -9,6 +10,7 @@ import { Transaction } from '../application/ports/transaction';
 import { UserRepository } from '../application/ports/user.repository';
 import { openDatabase } from '../adapters/persistence/open-database';
 import { TypeOrmAuditLog } from '../adapters/persistence/typeorm-audit-log';
+import { TypeOrmLinkedIdentityRepository } from '../adapters/persistence/typeorm-linked-identity.repository';
 import { TypeOrmMfaCredentialRepository } from '../adapters/persistence/typeorm-mfa-credential.repository';
 import { TypeOrmOneTimeTokenRepository } from '../adapters/persistence/typeorm-one-time-token.repository';
 import { TypeOrmReadinessProbe } from '../adapters/persistence/typeorm-readiness-probe';
@@ -28,6 +30,7 @@ const repositories = [
   { provide: RefreshTokenRepository, useClass: TypeOrmRefreshTokenRepository },
   { provide: OneTimeTokenRepository, useClass: TypeOrmOneTimeTokenRepository },
   { provide: MfaCredentialRepository, useClass: TypeOrmMfaCredentialRepository },
+  { provide: LinkedIdentityRepository, useClass: TypeOrmLinkedIdentityRepository },
 ];
 
 /**

@@ -174,6 +174,8 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
       'mfa',
       'status',
       'roles',
+      'hasPassword',
+      'identities',
       'createdAt',
       'lastLoginAt',
     ]);

@@ -15,6 +15,8 @@ const USER_SHAPE = {
   mfa: { enabled: expect.any(Boolean), methods: expect.any(Array) },
   status: expect.stringMatching(/^(active|suspended|locked)$/),
   roles: expect.any(Array),
+  hasPassword: expect.any(Boolean),
+  identities: expect.any(Array),
   createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
   lastLoginAt: null,
 };
@@ -100,6 +102,8 @@ describe('admin users', () => {
         mfa: { enabled: false, methods: [] },
         status: 'active',
         roles: [],
+        hasPassword: true,
+        identities: [],
         createdAt: expect.stringMatching(/Z$/),
         lastLoginAt: expect.stringMatching(/Z$/),
       });
@@ -260,6 +264,8 @@ describe('admin users', () => {
           mfa: { enabled: false, methods: [] },
           status: 'active',
           roles: ['auditor'],
+          hasPassword: true,
+          identities: [],
           createdAt: expect.any(String),
           lastLoginAt: null,
         },
@@ -277,7 +283,9 @@ describe('admin users', () => {
       const email = uniqueEmail('invited');
       const res = await api.post('/users').send({ email, name: 'Invited Person' });
       expect(res.status).toBe(201);
-      expect(res.body.user).toMatchObject({ email, emailVerified: false, status: 'active', roles: [] });
+      expect(res.body.user).toMatchObject({ email, emailVerified: false, status: 'active', roles: [], hasPassword: false, identities: [] });
+      const listed = await api.get('/users').query({ search: email });
+      expect(listed.body.users).toEqual([expect.objectContaining({ id: res.body.user.id, hasPassword: false, identities: [] })]);
       const outbox: { text_body: string }[] = await t.dataSource.query(`SELECT text_body FROM email_outbox WHERE recipient = $1`, [email]);
       expect(outbox).toHaveLength(1);
       expect(outbox[0].text_body).toMatch(/\/reset-password\?token=[A-Za-z0-9_-]{43}/);

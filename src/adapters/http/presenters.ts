@@ -2,6 +2,7 @@ import { TokenSet } from '../../application/auth/session-issuer';
 import { MfaStatus } from '../../application/mfa/get-mfa-status.use-case';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
 import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';
+import { LinkedIdentity } from '../../domain/federation/linked-identity';
 import { Realm } from '../../domain/realm/realm';
 import { Session, SessionLifetime } from '../../domain/session/session';
 import { hasMfa, statusAt, User, UserSummary } from '../../domain/user/user';
@@ -50,7 +51,8 @@ export const present = {
     return { id: credential.id, name: credential.name, createdAt: credential.createdAt.toISOString() };
   },
 
-  user(user: UserSummary, now: Date) {
+  /** `identities`: the user's linked accounts (`ListUserIdentitiesUseCase`). */
+  user(user: UserSummary, now: Date, identities: readonly LinkedIdentity[]) {
     const profile = user.profile;
     return {
       id: user.id,
@@ -60,6 +62,8 @@ export const present = {
       mfa: present.mfa(user),
       status: statusAt(user, now),
       roles: user.roles,
+      hasPassword: user.hasPassword,
+      identities: identities.map((i) => ({ id: i.id, provider: i.provider, email: i.email, linkedAt: i.linkedAt.toISOString() })),
       createdAt: user.createdAt.toISOString(),
       lastLoginAt: user.lastLoginAt ? user.lastLoginAt.toISOString() : null,
     };

@@ -15,6 +15,7 @@ import { WebhookDeliveryRetention1764200000000 } from '../../../migrations/17642
 import { StoredUserSearchKeys1764210000000 } from '../../../migrations/1764210000000-stored-user-search-keys';
 import { RequiredBatchWrites1764220000000 } from '../../../migrations/1764220000000-required-batch-writes';
 import { Passwordless1764233000000 } from '../../../migrations/1764233000000-passwordless';
+import { Federation1764240000000 } from '../../../migrations/1764240000000-federation';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   StoredUserSearchKeys1764210000000,
   RequiredBatchWrites1764220000000,
   Passwordless1764233000000,
+  Federation1764240000000,
 ];
 
 /**

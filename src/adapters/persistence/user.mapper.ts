@@ -5,6 +5,7 @@ import { UserRecord } from './records/user.record';
 export const USER_SUMMARY_COLUMNS = `
   u.id, u.email, u.email_verified AS "emailVerified", u.first_name AS "firstName", u.last_name AS "lastName", u.avatar,
   u.status, u.locked_until AS "lockedUntil", u.roles, u.created_at AS "createdAt", u.last_login_at AS "lastLoginAt",
+  u.password_hash IS NOT NULL AS "hasPassword",
   EXISTS (SELECT 1 FROM totp_credentials t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
   EXISTS (SELECT 1 FROM webauthn_credentials w WHERE w.user_id = u.id) AS "hasWebauthn"`;
 
@@ -13,6 +14,7 @@ export const USER_COLUMNS = `${USER_SUMMARY_COLUMNS},
   u.realm_id AS "realmId", u.password_hash AS "passwordHash", u.failed_login_count AS "failedLoginCount", u.updated_at AS "updatedAt"`;
 
 export interface UserRow extends UserRecord {
+  hasPassword: boolean;
   hasTotp: boolean;
   hasWebauthn: boolean;
 }
@@ -39,12 +41,14 @@ export function toUserSummary(row: UserSummaryRow): UserSummary {
     mfaMethods: mfaMethods(row),
     createdAt: new Date(row.createdAt),
     lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt) : null,
+    hasPassword: row.hasPassword,
   };
 }
 
 export function toUser(row: UserRow): User {
+  const { hasPassword: _derived, ...summary } = toUserSummary(row);
   return User.restore({
-    ...toUserSummary(row),
+    ...summary,
     realmId: row.realmId,
     passwordHash: row.passwordHash,
     failedLoginCount: Number(row.failedLoginCount),

@@ -18,6 +18,8 @@ export interface PendingLogin {
   /** The first factor's `amr`, which the second factor's value follows; `["pwd"]` when absent. */
   amr?: string[];
   method?: SignInMethod;
+  /** Audited with the sign-in once complete (the provider's alias…). */
+  details?: Record<string, unknown>;
   /** For `reverify`: the flagged session the verification restores. */
   sessionId?: string;
   /** The current WebAuthn challenge bound to this mfaToken, if options were requested. */
@@ -40,6 +42,7 @@ export class MfaChallenges {
     sessionId?: string;
     amr?: string[];
     method?: SignInMethod;
+    details?: Record<string, unknown>;
     now: Date;
   }): Promise<string> {
     const token = this.secureTokens.generate();
@@ -48,6 +51,7 @@ export class MfaChallenges {
       client: input.client,
       ...(input.amr ? { amr: input.amr } : {}),
       ...(input.method ? { method: input.method } : {}),
+      ...(input.details ? { details: input.details } : {}),
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     };
     await this.oneTimeTokens.insert({

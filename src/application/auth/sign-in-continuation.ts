@@ -17,9 +17,10 @@ export type { SignInMethod } from './mfa-challenges';
 /** A first factor proven: who, from where, and what it adds to the session. */
 export interface ProvenFirstFactor {
   realm: Realm;
+  /** The account as read when the factor was checked. */
   user: User;
   client: ClientContext;
-  /** What the factor proved, for the token's `amr` (RFC 8176): `["pwd"]`, `["hwk", "mfa"]`, `["email"]`… */
+  /** What the factor proved, for the token's `amr` (RFC 8176): `["pwd"]`, `["fed"]`, `["hwk", "mfa"]`, `["email"]`. */
   amr: string[];
   /** `login.succeeded`'s `details.method`. */
   method: SignInMethod;
@@ -35,18 +36,27 @@ export interface ProvenFirstFactor {
    * sign-in is refused with `lostRace`.
    */
   commit?: () => Promise<boolean>;
-  /** Audited with `login.succeeded`. */
+  /** Audited with the sign-in's events (the provider's alias…), and kept with an MFA challenge. */
   details?: Record<string, unknown>;
+  /** Audited with a refusal that comes after the factor was proven (a password: `{passwordMatched: true}`). */
+  provenDetails?: Record<string, unknown>;
 }
 
 export type SignInOutcome =
   | { kind: 'authenticated'; user: User; tokens: TokenSet; sessionId: string }
   | { kind: 'mfa-required'; user: User; mfaToken: string; methods: MfaMethod[] };
 
+type SessionInput = Pick<ProvenFirstFactor, 'realm' | 'user' | 'client' | 'method' | 'details' | 'dpopJkt'> & {
+  observation: DeviceObservation;
+};
+
+const signInFailed = () => new DomainError('INVALID_CREDENTIALS', 'Sign-in failed');
+
 /**
  * Where every way in continues once its first factor is proven: the account's state, the
  * realm's policies, the second step for users with MFA, then the session (fingerprint, DPoP
- * binding) and the audit trail. Each factor supplies only its proof and its `amr`.
+ * binding), the sign-in stamp and the audit trail that webhooks follow. Each factor supplies
+ * only its proof and its `amr`.
  */
 @Injectable()
 export class SignInContinuation {
@@ -71,46 +81,57 @@ export class SignInContinuation {
     await this.assertMaySignIn(input, user, now);
     const commitFactor = async () => {
       if (input.commit && !(await input.commit())) {
-        await this.refused(input, now, { reason: lostRace });
-        throw new DomainError('INVALID_CREDENTIALS', 'Sign-in failed');
+        await this.refused({ ...input, user }, now, { reason: lostRace });
+        throw signInFailed();
       }
     };
     if (user.mfaEnabled && !input.multiFactor) {
+      // No session yet: it is opened when the second factor succeeds — and no challenge for an
+      // account that concurrent attempts locked (or an administrator suspended) meanwhile.
+      const current = await this.users.findById(realm.id, user.id);
+      if (!current?.canAuthenticate(now)) return this.refuseChanged(input, now, current);
       const mfaToken = await this.tx.run(async () => {
         await commitFactor();
-        return this.mfaChallenges.create({ realm, user, client, purpose: 'login', amr: input.amr, method: input.method, now });
+        const { amr, method, details } = input;
+        return this.mfaChallenges.create({ realm, user, client, purpose: 'login', amr, method, details, now });
       });
       return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
     }
-    try {
-      const { session, tokens } = await this.tx.run(async () => {
-        await commitFactor();
-        await this.users.recordSuccessfulLogin(realm.id, user.id, now);
-        const opened = await this.issuer.open({ realm, user, client, observation, amr: input.amr, dpopJkt: input.dpopJkt, now });
-        await this.audit.record({
-          type: 'login.succeeded',
-          realmId: realm.id,
-          userId: user.id,
-          sessionId: opened.session.id,
-          ip: client.ip,
-          at: now,
-          details: { method: input.method, amr: input.amr, ...input.details },
-        });
-        return opened;
-      });
-      return { kind: 'authenticated', user, tokens, sessionId: session.id };
-    } catch (error) {
-      if (!(error instanceof SignInRefusedError)) throw error;
-      // Locked or suspended while the factor was checked: nothing was stored.
-      const current = await this.users.findById(realm.id, user.id);
-      await this.assertMaySignIn(input, current, now);
-      throw new DomainError('INVALID_CREDENTIALS', 'Sign-in failed');
-    }
+    const session = { ...input, observation };
+    // Without a write of the factor's own: one statement instead of BEGIN, four writes and COMMIT.
+    const write = input.commit
+      ? this.tx.run(async () => {
+          await commitFactor();
+          return this.openSession(session, input.amr, now);
+        })
+      : this.tx.batch(() => this.openSession(session, input.amr, now));
+    // Locked or suspended while the factor was checked: nothing was stored.
+    const opened = await write.catch((error: unknown) =>
+      error instanceof SignInRefusedError ? this.refuseChanged(input, now) : Promise.reject(error),
+    );
+    return { kind: 'authenticated', user, tokens: opened.tokens, sessionId: opened.session.id };
+  }
+
+  /**
+   * The session of a sign-in whose factors are all proven (`amr`: the first factor's, then the
+   * second's when one was asked): the sign-in stamp, the session, `mfa.succeeded` (with
+   * `mfaDetails`, after a second factor) and `login.succeeded`. Call inside the sign-in's
+   * transaction or batch.
+   * @throws SignInRefusedError when the account was locked or suspended meanwhile (nothing is stored)
+   */
+  async openSession(input: SessionInput, amr: string[], now: Date, mfaDetails?: Record<string, unknown>) {
+    const { realm, user, client } = input;
+    await this.users.recordSuccessfulLogin(realm.id, user.id, now);
+    const opened = await this.issuer.open({ realm, user, client, observation: input.observation, amr, dpopJkt: input.dpopJkt, now });
+    const at = { realmId: realm.id, userId: user.id, sessionId: opened.session.id, ip: client.ip, at: now };
+    if (mfaDetails) await this.audit.record({ type: 'mfa.succeeded', ...at, details: mfaDetails });
+    await this.audit.record({ type: 'login.succeeded', ...at, details: { method: input.method, ...input.details, amr } });
+    return opened;
   }
 
   /** Audits a refused sign-in of this factor (`login.failed`), outside any transaction of the caller's. */
   async refused(
-    input: Pick<ProvenFirstFactor, 'realm' | 'client' | 'method'> & { user?: User | null },
+    input: Pick<ProvenFirstFactor, 'realm' | 'client' | 'method' | 'details'> & { user?: User | null },
     at: Date,
     details: Record<string, unknown>,
   ) {
@@ -120,28 +141,42 @@ export class SignInContinuation {
       userId: input.user?.id ?? null,
       ip: input.client.ip,
       at,
-      details: { method: input.method, ...details },
+      details: { method: input.method, ...input.details, ...details },
     });
   }
 
   /** The account states (§4) and the realm's policies, told only to whoever proved the factor. */
-  private async assertMaySignIn(input: ProvenFirstFactor, user: User | null, now: Date): Promise<void> {
-    const status = user?.statusAt(now);
-    if (!user || !status) {
-      await this.refused(input, now, { reason: 'unknown_user' });
-      throw new DomainError('INVALID_CREDENTIALS', 'Sign-in failed');
-    }
+  private async assertMaySignIn(input: ProvenFirstFactor, user: User, now: Date): Promise<void> {
+    const status = user.statusAt(now);
     if (status === 'locked') {
-      await this.refused({ ...input, user }, now, { reason: 'locked' });
+      await this.refused({ ...input, user }, now, { reason: 'locked', ...input.provenDetails });
       throw accountLocked(user, now);
     }
     if (status === 'suspended') {
       await this.refused({ ...input, user }, now, { reason: 'suspended' });
       throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
     }
+    // Only after the factor: without it, nobody learns whether an address is verified.
     if (!user.emailVerified && input.realm.policy.requiresVerifiedEmail) {
       await this.refused({ ...input, user }, now, { reason: 'email_not_verified' });
       input.realm.policy.assertMaySignIn(user);
     }
+  }
+
+  /**
+   * Refuses a proven factor whose account changed while it was checked: locked (by concurrent
+   * attempts or an administrator) → ACCOUNT_LOCKED, suspended → ACCOUNT_SUSPENDED, gone → 401.
+   * `read`: the account as just read, when the caller has it.
+   */
+  private async refuseChanged(input: ProvenFirstFactor, now: Date, read?: User | null): Promise<never> {
+    const { realm, user } = input;
+    const current = read === undefined ? await this.users.findById(realm.id, user.id) : read;
+    const status = current?.statusAt(now);
+    // 'state_changed': unlocked or reactivated again by an administrator since the refusal.
+    const reason = !status ? 'unknown_user' : status === 'active' ? 'state_changed' : status;
+    await this.refused({ ...input, user }, now, { reason, ...input.provenDetails });
+    if (current && status === 'locked') throw accountLocked(current, now);
+    if (status === 'suspended') throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
+    throw signInFailed();
   }
 }

@@ -9,6 +9,7 @@ import { ClientContext } from '../auth/client-context';
 import { DeviceObservation, DeviceObserver } from '../auth/device-observation';
 import { DpopRequest } from '../auth/dpop-binding';
 import { MFA_TOKEN_MAX_ATTEMPTS, MfaChallenges, PendingLogin } from '../auth/mfa-challenges';
+import { SignInContinuation } from '../auth/sign-in-continuation';
 import { SessionIssuer, TokenSet } from '../auth/session-issuer';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
@@ -43,6 +44,12 @@ export interface MfaVerified {
   purpose: PendingLogin['purpose'];
 }
 
+/** A session's `amr` without the second factor a sign-in appended (`otp` or `hwk` after the first factor's values). */
+export function firstFactorAmr(sessionAmr: readonly string[]): string[] {
+  const last = sessionAmr.at(-1);
+  return sessionAmr.length > 1 && (last === 'otp' || last === 'hwk') ? sessionAmr.slice(0, -1) : [...sessionAmr];
+}
+
 /** A second factor checked: accepted pending its atomic write, or refused with a reason for the audit trail. */
 type FactorCheck =
   | { ok: true; amr: 'otp' | 'hwk'; commit: () => Promise<boolean>; lostRace: string; details: Record<string, unknown> }
@@ -63,6 +70,7 @@ export class VerifyMfaUseCase {
     private readonly relyingParty: WebAuthnRelyingParty,
     private readonly account: MfaAccount,
     private readonly issuer: SessionIssuer,
+    private readonly continuation: SignInContinuation,
     private readonly sessions: SessionRepository,
     private readonly refreshTokens: RefreshTokenRepository,
     private readonly devices: DeviceObserver,
@@ -100,11 +108,12 @@ export class VerifyMfaUseCase {
       const result = await this.tx.run(async () => {
         if (!(await check.commit())) return null;
         if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
-        const amr = [...(pending.amr ?? ['pwd']), check.amr];
-        const outcome =
-          pending.purpose === 'reverify'
-            ? await this.reverify(realm, user, pending, client, observation, amr, now)
-            : await this.openSession(realm, user, client, observation, amr, dpopJkt, now);
+        const mfaDetails = { type: input.type, purpose: pending.purpose, ...check.details };
+        if (pending.purpose !== 'reverify') {
+          const amr = [...(pending.amr ?? ['pwd']), check.amr];
+          return this.openSession(realm, user, client, observation, pending, amr, mfaDetails, dpopJkt, now);
+        }
+        const outcome = await this.reverify(realm, user, pending, client, observation, check.amr, now);
         await this.audit.record({
           type: 'mfa.succeeded',
           realmId: realm.id,
@@ -112,19 +121,8 @@ export class VerifyMfaUseCase {
           sessionId: outcome.sessionId,
           ip: client.ip,
           at: now,
-          details: { type: input.type, purpose: pending.purpose, ...check.details },
+          details: mfaDetails,
         });
-        if (pending.purpose !== 'reverify') {
-          await this.audit.record({
-            type: 'login.succeeded',
-            realmId: realm.id,
-            userId: user.id,
-            sessionId: outcome.sessionId,
-            ip: client.ip,
-            at: now,
-            details: { method: pending.method ?? 'password', amr },
-          });
-        }
         return outcome;
       });
       if (result) return { user, tokens: result.tokens, sessionId: result.sessionId, purpose: pending.purpose };
@@ -279,15 +277,23 @@ export class VerifyMfaUseCase {
     user: User,
     client: ClientContext,
     observation: DeviceObservation,
+    pending: PendingLogin,
     amr: string[],
+    mfaDetails: Record<string, unknown>,
     dpopJkt: string | null,
     now: Date,
   ) {
     // Locked or suspended while the factor was checked: refused, and the transaction stores nothing.
-    await this.users.recordSuccessfulLogin(realm.id, user.id, now).catch((error: unknown) => {
-      throw error instanceof SignInRefusedError ? invalidToken() : error;
-    });
-    const { session, tokens } = await this.issuer.open({ realm, user, client, observation, amr, dpopJkt, now });
+    const { session, tokens } = await this.continuation
+      .openSession(
+        { realm, user, client, observation, method: pending.method ?? 'password', details: pending.details, dpopJkt },
+        amr,
+        now,
+        mfaDetails,
+      )
+      .catch((error: unknown) => {
+        throw error instanceof SignInRefusedError ? invalidToken() : error;
+      });
     return { sessionId: session.id, tokens };
   }
 
@@ -298,14 +304,15 @@ export class VerifyMfaUseCase {
     pending: PendingLogin,
     client: ClientContext,
     observation: DeviceObservation,
-    amr: string[],
+    secondFactor: string,
     now: Date,
   ) {
     const session = pending.sessionId ? await this.sessions.findById(realm.id, pending.sessionId) : null;
     if (!session || session.userId !== user.id || !session.isLive(now, realm.policy.sessionLifetime)) {
       throw invalidToken('The session to re-verify has ended');
     }
-    session.clearFlag(observation.fingerprint, client.fingerprint, amr);
+    // The session keeps the first factor it was opened with; this second factor replaces any earlier one.
+    session.clearFlag(observation.fingerprint, client.fingerprint, [...firstFactorAmr(session.amr), secondFactor]);
     session.touch(now, client.ip);
     // Revoked since it was read (a logout, an administrator): it stays ended.
     if (!(await this.sessions.save(session))) throw invalidToken('The session to re-verify has ended');

@@ -30,7 +30,12 @@ export type AuditEventType =
   | 'webhook.updated'
   | 'webhook.deleted'
   | 'webhook.secret_rotated'
-  | 'admin.denied';
+  | 'admin.denied'
+  | 'identity.linked'
+  | 'identity.unlinked'
+  | 'identity_provider.created'
+  | 'identity_provider.updated'
+  | 'identity_provider.deleted';
 
 // A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
 const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
@@ -65,6 +70,11 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'webhook.deleted': true,
   'webhook.secret_rotated': true,
   'admin.denied': true,
+  'identity.linked': true,
+  'identity.unlinked': true,
+  'identity_provider.created': true,
+  'identity_provider.updated': true,
+  'identity_provider.deleted': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 

@@ -8,6 +8,9 @@ export const SUPER_ADMIN = 'super-admin';
 export const REALM_ADMIN = 'realm-admin';
 
 export type UserStatus = 'active' | 'suspended' | 'locked';
+
+/** Roles that administer a realm (or every realm): such accounts are never linked or claimed automatically. */
+const ADMINISTRATOR_ROLES: readonly string[] = ['realm-admin', 'super-admin'];
 export type MfaMethod = 'totp' | 'webauthn';
 
 export interface UserProfile {
@@ -43,7 +46,10 @@ export type UserSummary = Readonly<
   Pick<
     UserState,
     'id' | 'email' | 'emailVerified' | 'profile' | 'status' | 'lockedUntil' | 'roles' | 'mfaMethods' | 'createdAt' | 'lastLoginAt'
-  >
+  > & {
+    /** False for accounts made by an identity provider or an email code until a password is set. */
+    hasPassword: boolean;
+  }
 >;
 
 /** The status as of `now`: a temporary lock that has run out reads as active. */
@@ -163,6 +169,9 @@ export class User {
   get passwordHash(): string | null {
     return this.state.passwordHash;
   }
+  get hasPassword(): boolean {
+    return this.state.passwordHash !== null;
+  }
   get profile(): UserProfile {
     return { ...this.state.profile };
   }
@@ -279,6 +288,32 @@ export class User {
   }
 
   /**
+   * The address was just proven by someone who is not known to be whoever made this account
+   * (an identity provider, an email code) while the account never proved it: whatever a squatter
+   * could have set up is void. The password goes, the email becomes verified, the failure count
+   * and a lock it caused are reset, and no second factor remains (the caller deletes them, their
+   * identities and sessions in the same transaction). A suspension stays.
+   * @throws DomainError INVALID_USER_STATE when the email is already verified (nothing to take
+   *   over) or the account holds an administrator role (never claimed automatically)
+   */
+  takeOver(now: Date): void {
+    if (this.state.emailVerified) throw new DomainError('INVALID_USER_STATE', 'A verified account cannot be taken over');
+    if (this.state.roles.some((role) => ADMINISTRATOR_ROLES.includes(role))) {
+      throw new DomainError('INVALID_USER_STATE', 'An administrator account cannot be taken over');
+    }
+    const wasLocked = this.state.status === 'locked';
+    this.state = {
+      ...this.state,
+      passwordHash: null,
+      emailVerified: true,
+      failedLoginCount: 0,
+      mfaMethods: [],
+      ...(wasLocked ? { status: 'active' as const, lockedUntil: null } : {}),
+      updatedAt: now,
+    };
+  }
+
+  /**
    * Replaces the realm roles.
    * @throws DomainError VALIDATION_FAILED for a malformed role name
    */
@@ -319,8 +354,21 @@ export class User {
   }
 
   summary(): UserSummary {
-    const { id, email, emailVerified, profile, status, lockedUntil, roles, mfaMethods, createdAt, lastLoginAt } = this.snapshot();
-    return { id, email, emailVerified, profile, status, lockedUntil, roles, mfaMethods, createdAt, lastLoginAt };
+    const { id, email, emailVerified, profile, status, lockedUntil, roles, mfaMethods, createdAt, lastLoginAt, passwordHash } =
+      this.snapshot();
+    return {
+      id,
+      email,
+      emailVerified,
+      profile,
+      status,
+      lockedUntil,
+      roles,
+      mfaMethods,
+      createdAt,
+      lastLoginAt,
+      hasPassword: passwordHash !== null,
+    };
   }
 
   private assertStatus(now: Date, allowed: UserStatus[], action: string): void {

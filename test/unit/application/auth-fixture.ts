@@ -6,6 +6,7 @@ import { RefreshUseCase } from '../../../src/application/auth/refresh.use-case';
 import { RegisterUseCase } from '../../../src/application/auth/register.use-case';
 import { SessionGuardian } from '../../../src/application/auth/session-guardian';
 import { SessionIssuer } from '../../../src/application/auth/session-issuer';
+import { SignInContinuation } from '../../../src/application/auth/sign-in-continuation';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { loadConfig } from '../../../src/config/load-config';
 import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
@@ -55,7 +56,8 @@ export function authFixture(users: User[] = []) {
   const guardian = new SessionGuardian();
   const accountEmails = new AccountEmails(oneTimeTokens, secureTokens, mailer);
   const register = new RegisterUseCase(userRepo, hasher, new SetPasswordBlocklist(), accountEmails, audit, immediateTransaction, clock);
-  const login = new LoginUseCase(userRepo, hasher, issuer, devices, mfa, audit, immediateTransaction, clock);
+  const continuation = new SignInContinuation(userRepo, issuer, devices, mfa, audit, immediateTransaction, clock);
+  const login = new LoginUseCase(userRepo, hasher, issuer, devices, continuation, audit, immediateTransaction, clock);
   const refresh = new RefreshUseCase(
     refreshTokens,
     sessions,
@@ -82,6 +84,9 @@ export function authFixture(users: User[] = []) {
     hasher,
     register,
     login,
+    continuation,
+    issuer,
+    mfa,
     refresh,
     client,
   };

@@ -8,6 +8,7 @@ import { ConfirmTotpUseCase } from '../../../src/application/mfa/confirm-totp.us
 import { DisableTotpUseCase } from '../../../src/application/mfa/disable-totp.use-case';
 import { MfaAccount } from '../../../src/application/mfa/mfa-account';
 import { SetupTotpUseCase } from '../../../src/application/mfa/setup-totp.use-case';
+import { SignInContinuation } from '../../../src/application/auth/sign-in-continuation';
 import { VerifyMfaUseCase } from '../../../src/application/mfa/verify-mfa.use-case';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { QrCodeRenderer } from '../../../src/application/ports/qr-code-renderer';
@@ -138,6 +139,7 @@ function fixture(user = aUser()) {
     relyingParty,
     account,
     issuer,
+    new SignInContinuation(users, issuer, devices, challenges, audit, immediateTransaction, clock),
     sessions,
     refreshTokens,
     devices,
@@ -232,6 +234,33 @@ describe('TOTP enrolment use cases', () => {
 });
 
 describe('VerifyMfaUseCase', () => {
+  it('completes another first factor with its own amr and method: [fed, otp], audited as federated', async () => {
+    const f = await enrolled();
+    const token = await f.challenges.create({
+      realm: f.realm,
+      user: (await f.users.findById('default', f.user.id))!,
+      client: f.client,
+      purpose: 'login',
+      amr: ['fed'],
+      method: 'federated',
+      details: { provider: 'corp' },
+      now: f.clock.now(),
+    });
+    const result = await f.verify.execute({
+      realm: f.realm,
+      mfaToken: token,
+      type: 'totp',
+      code: `${f.secret}:${f.step()}`,
+      client: f.client,
+    });
+    expect(f.sessions.rows.get(result.sessionId)?.amr).toEqual(['fed', 'otp']);
+    expect(f.audit.entries.at(-1)).toMatchObject({
+      type: 'login.succeeded',
+      sessionId: result.sessionId,
+      details: { method: 'federated', provider: 'corp', amr: ['fed', 'otp'] },
+    });
+  });
+
   it('opens a session with amr [pwd, otp] for a current code, once', async () => {
     const f = await enrolled();
     const token = await f.pendingLogin();

@@ -119,7 +119,19 @@ describe('User', () => {
     const user = aUser({ status: 'locked', lockedUntil: new Date(now.getTime() + 1000), roles: ['auditor'], mfaMethods: ['totp'] });
     const summary = user.summary();
     expect(Object.keys(summary).sort()).toEqual(
-      ['createdAt', 'email', 'emailVerified', 'id', 'lastLoginAt', 'lockedUntil', 'mfaMethods', 'profile', 'roles', 'status'].sort(),
+      [
+        'createdAt',
+        'email',
+        'emailVerified',
+        'hasPassword',
+        'id',
+        'lastLoginAt',
+        'lockedUntil',
+        'mfaMethods',
+        'profile',
+        'roles',
+        'status',
+      ].sort(),
     );
     expect(summary).toMatchObject({ id: user.id, email: user.email, status: 'locked', roles: ['auditor'], mfaMethods: ['totp'] });
     user.setRoles(['support'], now);
@@ -128,5 +140,44 @@ describe('User', () => {
     // The same lock-expiry rule as the user itself.
     expect(statusAt(summary, now)).toBe('locked');
     expect(statusAt(summary, new Date(now.getTime() + 1000))).toBe('active');
+  });
+});
+
+describe('User.takeOver', () => {
+  it('removes the password, verifies the email, clears second factors and reports hasPassword false', () => {
+    const user = aUser({ emailVerified: false, mfaMethods: ['totp', 'webauthn'], failedLoginCount: 2 });
+    expect(user.hasPassword).toBe(true);
+    user.takeOver(now);
+    expect(user.passwordHash).toBeNull();
+    expect(user.hasPassword).toBe(false);
+    expect(user.summary().hasPassword).toBe(false);
+    expect(user.emailVerified).toBe(true);
+    expect(user.mfaMethods).toEqual([]);
+    expect(user.failedLoginCount).toBe(0);
+  });
+
+  it('lifts a lock the wrong passwords caused: the password it guarded is gone', () => {
+    const user = aUser({ status: 'locked', lockedUntil: new Date(now.getTime() + 60_000), failedLoginCount: 3 });
+    user.takeOver(now);
+    expect(user.statusAt(now)).toBe('active');
+    expect(user.lockedUntil).toBeNull();
+  });
+
+  it('keeps a suspension', () => {
+    const user = aUser({ status: 'suspended' });
+    user.takeOver(now);
+    expect(user.statusAt(now)).toBe('suspended');
+  });
+
+  it('refuses a verified account: it is already somebody’s', () => {
+    const user = aUser({ emailVerified: true });
+    expect(() => user.takeOver(now)).toThrow(expect.objectContaining({ code: 'INVALID_USER_STATE' }));
+    expect(user.hasPassword).toBe(true);
+  });
+
+  it.each(['realm-admin', 'super-admin'])('refuses an account holding %s', (role) => {
+    const user = aUser({ roles: [role] });
+    expect(() => user.takeOver(now)).toThrow(expect.objectContaining({ code: 'INVALID_USER_STATE' }));
+    expect(user.hasPassword).toBe(true);
   });
 });

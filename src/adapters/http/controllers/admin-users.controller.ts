@@ -11,6 +11,7 @@ import { ResetUserPasswordUseCase } from '../../../application/admin/reset-user-
 import { SetUserRolesUseCase } from '../../../application/admin/set-user-roles.use-case';
 import { SuspendUserUseCase } from '../../../application/admin/suspend-user.use-case';
 import { UnlockUserUseCase } from '../../../application/admin/unlock-user.use-case';
+import { ListUserIdentitiesUseCase } from '../../../application/federation/list-user-identities.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
 import { User } from '../../../domain/user/user';
@@ -40,6 +41,7 @@ export class AdminUsersController {
     private readonly resetPassword: ResetUserPasswordUseCase,
     private readonly resetMfa: ResetUserMfaUseCase,
     private readonly setRoles: SetUserRolesUseCase,
+    private readonly listIdentities: ListUserIdentitiesUseCase,
     private readonly clock: Clock,
   ) {}
 
@@ -59,8 +61,12 @@ export class AdminUsersController {
       emailVerified: query.emailVerified === undefined ? undefined : query.emailVerified === 'true',
       sort: query.sort,
     });
+    const identities = await this.listIdentities.execute({ realmId: realm.id, userIds: users.map((user) => user.id) });
     const now = this.clock.now();
-    return { users: users.map((user) => present.user(user, now)), pagination: present.pagination(total, page, limit) };
+    return {
+      users: users.map((user) => present.user(user, now, identities.get(user.id) ?? [])),
+      pagination: present.pagination(total, page, limit),
+    };
   }
 
   @ApiOperation({ summary: 'Create a user; without a password an invitation email is sent' })
@@ -164,7 +170,8 @@ export class AdminUsersController {
     return this.user(await this.setRoles.execute({ actor, realmId: realm.id, userId: id, roles: body.roles }));
   }
 
-  private user(user: User) {
-    return { user: present.user(user.summary(), this.clock.now()) };
+  private async user(user: User) {
+    const identities = await this.listIdentities.execute({ realmId: user.realmId, userIds: [user.id] });
+    return { user: present.user(user.summary(), this.clock.now(), identities.get(user.id) ?? []) };
   }
 }

@@ -8,8 +8,10 @@ import { LogoutUseCase } from '../../../application/auth/logout.use-case';
 import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../../../application/auth/register.use-case';
 import { UpdateProfileUseCase } from '../../../application/auth/update-profile.use-case';
+import { ListUserIdentitiesUseCase } from '../../../application/federation/list-user-identities.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
+import { User } from '../../../domain/user/user';
 import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto, UpdateProfileDto } from '../dto/auth.dto';
 import { present } from '../presenters';
@@ -36,6 +38,7 @@ export class AuthController {
     private readonly logout: LogoutUseCase,
     private readonly getMe: GetMeUseCase,
     private readonly updateProfile: UpdateProfileUseCase,
+    private readonly listIdentities: ListUserIdentitiesUseCase,
     private readonly clock: Clock,
     private readonly cookies: RefreshCookies,
     private readonly responses: SignInResponses,
@@ -125,7 +128,7 @@ export class AuthController {
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const user = await this.getMe.execute({ realmId: principal.realm, userId: principal.sub, loaded: principal.user });
-    return { user: present.user(user.summary(), this.clock.now()) };
+    return this.userView(user);
   }
 
   @ApiBearerAuth()
@@ -141,6 +144,11 @@ export class AuthController {
       changes: body,
       ip: clientIp(req),
     });
-    return { user: present.user(user.summary(), this.clock.now()) };
+    return this.userView(user);
+  }
+
+  private async userView(user: User) {
+    const identities = await this.listIdentities.execute({ realmId: user.realmId, userIds: [user.id] });
+    return { user: present.user(user.summary(), this.clock.now(), identities.get(user.id) ?? []) };
   }
 }

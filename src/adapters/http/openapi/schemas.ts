@@ -108,6 +108,14 @@ export class MfaView {
   @ApiProperty({ enum: MFA_METHODS, isArray: true, example: [] }) methods: string[];
 }
 
+export class LinkedIdentityView {
+  @ApiProperty(ID) id: string;
+  @ApiProperty({ example: 'google', description: 'The identity provider’s alias' }) provider: string;
+  @ApiProperty({ type: String, nullable: true, example: 'alice@example.com', description: 'As the provider gave it at the last sign-in' })
+  email: string | null;
+  @ApiProperty(AT) linkedAt: string;
+}
+
 export class UserView {
   @ApiProperty(ID) id: string;
   @ApiProperty({ example: 'alice@example.com' }) email: string;
@@ -116,6 +124,9 @@ export class UserView {
   @ApiProperty({ type: MfaView }) mfa: MfaView;
   @ApiProperty({ enum: ['active', 'suspended', 'locked'], example: 'active' }) status: string;
   @ApiProperty({ type: [String], example: [] }) roles: string[];
+  @ApiProperty({ example: true, description: 'False for accounts made by an identity provider or an email code until a password is set' })
+  hasPassword: boolean;
+  @ApiProperty({ type: [LinkedIdentityView], description: 'Linked identity-provider accounts' }) identities: LinkedIdentityView[];
   @ApiProperty(AT) createdAt: string;
   @ApiProperty({ ...AT, type: String, nullable: true }) lastLoginAt: string | null;
 }

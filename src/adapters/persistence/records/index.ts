@@ -1,5 +1,6 @@
 import { AuditEventRecord } from './audit-event.record';
 import { EmailOutboxRecord } from './email-outbox.record';
+import { FederationTokenRecord, IdentityProviderRecord, UserIdentityRecord } from './federation.records';
 import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } from './mfa.records';
 import { OneTimeTokenRecord } from './one-time-token.record';
 import { RealmRecord } from './realm.record';
@@ -26,4 +27,7 @@ export const RECORDS = [
   RecoveryCodeRecord,
   WebhookRecord,
   WebhookDeliveryRecord,
+  IdentityProviderRecord,
+  UserIdentityRecord,
+  FederationTokenRecord,
 ];
