@@ -8,9 +8,6 @@ export const SUPER_ADMIN = 'super-admin';
 export const REALM_ADMIN = 'realm-admin';
 
 export type UserStatus = 'active' | 'suspended' | 'locked';
-
-/** Roles that administer a realm (or every realm): such accounts are never linked or claimed automatically. */
-const ADMINISTRATOR_ROLES: readonly string[] = ['realm-admin', 'super-admin'];
 export type MfaMethod = 'totp' | 'webauthn';
 
 export interface UserProfile {
@@ -298,7 +295,7 @@ export class User {
    */
   takeOver(now: Date): void {
     if (this.state.emailVerified) throw new DomainError('INVALID_USER_STATE', 'A verified account cannot be taken over');
-    if (this.state.roles.some((role) => ADMINISTRATOR_ROLES.includes(role))) {
+    if (this.isAdministrator()) {
       throw new DomainError('INVALID_USER_STATE', 'An administrator account cannot be taken over');
     }
     const wasLocked = this.state.status === 'locked';
