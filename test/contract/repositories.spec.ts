@@ -106,6 +106,26 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       expect(await repos.sessions.isLive('default', c.id, now, LIFETIME)).toBe(false);
     });
 
+    it("lists a realm's live sessions without those of the excluded users, counted alike, and finds the holders of a role", async () => {
+      const realmId = 'master';
+      const [kept, hidden] = [aUser({ realmId }), aUser({ realmId, roles: ['super-admin'] })];
+      for (const user of [kept, hidden]) await repos.users.insert(user);
+      for (const session of [aSession(kept.id, realmId), aSession(hidden.id, realmId), aSession(hidden.id, realmId)]) {
+        await repos.sessions.insert(session);
+      }
+      const query = { realmId, page: 1, limit: 100, now, lifetime: LIFETIME };
+      const all = await repos.sessions.list(query);
+      const listed = await repos.sessions.list({ ...query, excludeUserIds: [hidden.id] });
+      expect(all.sessions.filter((s) => s.userId === hidden.id)).toHaveLength(2);
+      expect(listed.total).toBe(all.total - 2);
+      expect(listed.sessions.map((s) => s.userId)).toContain(kept.id);
+      expect(listed.sessions.map((s) => s.userId)).not.toContain(hidden.id);
+      expect((await repos.sessions.list({ ...query, userId: hidden.id, excludeUserIds: [hidden.id] })).total).toBe(0);
+      expect((await repos.sessions.list({ ...query, excludeUserIds: [] })).total).toBe(all.total);
+      const superAdmins = await repos.users.idsWithRole(realmId, 'super-admin');
+      expect([superAdmins.includes(hidden.id), superAdmins.includes(kept.id)]).toEqual([true, false]);
+    });
+
     it('never lets a copy read before a revocation bring the session back', async () => {
       const user = aUser();
       await repos.users.insert(user);
