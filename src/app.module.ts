@@ -15,6 +15,7 @@ import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
 import { RealmSettingsModule } from './modules/realm-settings.module';
 import { TokenTransportModule } from './modules/token-transport.module';
+import { OutboundModule } from './modules/outbound.module';
 import { WebhooksModule } from './modules/webhooks.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
@@ -29,6 +30,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     MailModule,
     RateLimitModule,
     TokenTransportModule,
+    OutboundModule,
     // Features.
     AuthModule,
     MfaModule,

@@ -96,6 +96,10 @@ export class AppConfig {
   webhookAllowPrivateNetworks: boolean;
   /** After a secret rotation, how long the previous secret signs beside the new one. */
   webhookSecretOverlapSeconds: number;
+  /** Accept identity providers at http:// issuers (development and tests only). */
+  idpAllowHttp: boolean;
+  /** Accept identity providers that resolve to loopback, private, link-local … addresses (development and tests only). */
+  idpAllowPrivateNetworks: boolean;
   /** Serve the account console (`/account/`) and the pages the emails link to (`/verify-email`, `/reset-password`). */
   accountConsole: boolean;
   /** Where the built console is read from; null: `dist/console` of the running service (tests point elsewhere). */

@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { HostResolver } from '../application/ports/host-resolver';
 import { WebhookRepository } from '../application/ports/webhook.repository';
 import { WebhookTargetPolicy } from '../application/ports/webhook-target-policy';
 import { CreateWebhookUseCase } from '../application/webhooks/create-webhook.use-case';
@@ -12,7 +11,6 @@ import { RotateWebhookSecretUseCase } from '../application/webhooks/rotate-webho
 import { UpdateWebhookUseCase } from '../application/webhooks/update-webhook.use-case';
 import { AdminWebhooksController } from '../adapters/http/controllers/admin-webhooks.controller';
 import { TypeOrmWebhookRepository } from '../adapters/persistence/typeorm-webhook.repository';
-import { DnsHostResolver } from '../adapters/webhooks/dns-host-resolver';
 import { PublicWebhookTargetPolicy } from '../adapters/webhooks/public-webhook-target-policy';
 import { WebhookDispatcher } from '../adapters/webhooks/webhook-dispatcher';
 import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-probe';
@@ -20,7 +18,7 @@ import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-pr
 /**
  * Webhooks: the admin routes, the deliveries written with each audit event (the audit log's
  * decorator in ObservabilityModule takes the repository from here, hence global), the
- * dispatcher that signs and sends them, and the SSRF rule with its resolver.
+ * dispatcher that signs and sends them, and their SSRF rule (on the outbound connector).
  */
 @Global()
 @Module({
@@ -28,7 +26,6 @@ import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-pr
   providers: [
     TypeOrmWebhookRepository,
     { provide: WebhookRepository, useExisting: TypeOrmWebhookRepository },
-    { provide: HostResolver, useClass: DnsHostResolver },
     { provide: WebhookTargetPolicy, useClass: PublicWebhookTargetPolicy },
     WebhookDispatcher,
     WebhookReadinessProbe,

@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { LookupAddress } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import { ResolvedAddress } from '../../application/ports/host-resolver';
+import { pinnedRequest } from '../outbound/outbound-connector';
 
 /** Bytes of a receiver's answer read (and discarded) before the connection is closed. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -32,25 +30,14 @@ export interface WebhookRequest {
 /**
  * POSTs a webhook and resolves with the answer's status (redirects are answers, not followed);
  * rejects on a network error or when the whole exchange takes longer than `timeoutMs`. The
- * socket connects to `target` whatever DNS says now (a `lookup` that answers with it), while
- * the Host header and TLS server name stay the URL's host, so certificates are still checked.
+ * socket connects to `target`, the address that was checked (`pinnedRequest`).
  */
 export function postWebhook(request: WebhookRequest): Promise<number> {
-  const url = new URL(request.url);
-  const client = url.protocol === 'https:' ? https : http;
-  const { address, family } = request.target;
   return new Promise<number>((resolve, reject) => {
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        lookup: (_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-          if (options?.all) callback(null, [{ address, family } satisfies LookupAddress]);
-          else callback(null, address, family);
-        },
-      } as http.RequestOptions,
+    const req = pinnedRequest(
+      request.url,
+      request.target,
+      { method: 'POST', headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) } },
       (res) => {
         let read = 0;
         res.on('data', (chunk: Buffer) => {

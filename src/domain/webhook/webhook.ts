@@ -1,3 +1,4 @@
+import { normaliseOutboundUrl } from '../outbound-url';
 import { AuditEventType } from '../audit/audit-event';
 import { DomainError } from '../errors';
 
@@ -52,28 +53,9 @@ export function normaliseEvents(events: readonly string[], known: readonly Audit
   return [...new Set(events)];
 }
 
-/**
- * A URL a webhook may be registered with: absolute http(s) (http only when allowed), no
- * credentials, no fragment, at most 2048 characters. Address rules (public only) are checked
- * where names resolve. Returns the URL as the WHATWG parser normalises it (hosts such as
- * `2130706433` or `0x7f.1` become dotted IPv4), so the stored form is the one that is checked.
- * @throws DomainError VALIDATION_FAILED
- */
+/** A webhook's URL as stored (see `normaliseOutboundUrl`). */
 export function normaliseWebhookUrl(raw: string, allowHttp: boolean): string {
-  if (raw.length > 2048) throw DomainError.validation('url', 'must be at most 2048 characters');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw DomainError.validation('url', 'must be an absolute URL');
-  }
-  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) {
-    throw DomainError.validation('url', allowHttp ? 'must use https or http' : 'must use https');
-  }
-  if (url.username || url.password) throw DomainError.validation('url', 'must not contain credentials');
-  if (url.hash) throw DomainError.validation('url', 'must not contain a fragment');
-  if (!url.hostname) throw DomainError.validation('url', 'must name a host');
-  return url.toString();
+  return normaliseOutboundUrl(raw, allowHttp, 'url');
 }
 
 /** An endpoint of a realm's backend that receives the realm's events, signed. */

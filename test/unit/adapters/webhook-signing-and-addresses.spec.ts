@@ -1,5 +1,5 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { isPublicAddress } from '../../../src/adapters/webhooks/public-address';
+import { isPublicAddress } from '../../../src/adapters/outbound/public-address';
 import { webhookSignature } from '../../../src/adapters/webhooks/webhook-sender';
 import { loadConfig } from '../../../src/config/load-config';
 import { webhookSecretFrom } from '../../../src/domain/webhook/webhook';
