@@ -10,17 +10,28 @@ const require = createRequire(import.meta.url);
 
 /** Creates the database the service will use; returns what the server and the seeder need. */
 export async function createBenchDatabase(stamp) {
+  const database = benchDatabase(`bench_${stamp}`);
+  await database.create();
+  return database;
+}
+
+/**
+ * The database `name` on the DATABASE_URL server (created by `create()`), or an embedded PGlite
+ * data directory in a temp folder when DATABASE_URL is unset.
+ */
+export function benchDatabase(name) {
   const adminUrl = process.env.DATABASE_URL;
   if (adminUrl) {
     const { Client } = require('pg');
-    const name = `bench_${stamp}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
+    const onAdmin = async (sql) => {
+      const admin = new Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        await admin.query(sql);
+      } finally {
+        await admin.end();
+      }
+    };
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     return {
@@ -28,6 +39,7 @@ export async function createBenchDatabase(stamp) {
       name,
       serverEnv: { DATABASE_URL: url.toString() },
       url: url.toString(),
+      create: () => onAdmin(`CREATE DATABASE ${name}`),
       async open() {
         const client = new Client({ connectionString: url.toString() });
         await client.connect();
@@ -36,15 +48,7 @@ export async function createBenchDatabase(stamp) {
           close: () => client.end(),
         };
       },
-      async drop() {
-        const c = new Client({ connectionString: adminUrl });
-        await c.connect();
-        try {
-          await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        } finally {
-          await c.end();
-        }
-      },
+      drop: () => onAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
     };
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'identity-bench-'));
@@ -53,12 +57,14 @@ export async function createBenchDatabase(stamp) {
     name: dataDir,
     serverEnv: { DATA_DIR: dataDir },
     url: null,
+    create: async () => undefined,
     async open() {
       // The server must be stopped: PGlite is one process's database.
       const { PGlite } = await import('@electric-sql/pglite');
       // The same extensions as the service's driver (src/adapters/persistence/data-source.ts).
       const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { pg_trgm } });
+      const { btree_gin } = await import('@electric-sql/pglite/contrib/btree_gin');
+      const db = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), extensions: { pg_trgm, btree_gin } });
       return {
         query: async (text, params) => {
           if (params && params.length) return db.query(text, params);
