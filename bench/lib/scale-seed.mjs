@@ -110,7 +110,7 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
                   '{}',
                   now() - make_interval(secs => (($7 - k) * 63072000.0 / $7)::float8),
                   now() - make_interval(secs => (($7 - k) * 31536000.0 / $7)::float8),
-                  CASE WHEN k % 4 = 0 THEN NULL ELSE now() - make_interval(secs => ((k * 7919) % 2592000)) END
+                  CASE WHEN k % 4 = 0 THEN NULL ELSE now() - make_interval(secs => ((k::bigint * 7919) % 2592000)) END
            FROM generate_series($8::int, $9::int) AS k`,
           [r.id, r.from, passwordHash, FIRST_NAMES, FAMILY_NAMES, DOMAINS, r.count, from, to],
         ),
@@ -206,6 +206,10 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
   if (counted.rows[0].kept) {
     await db.query(`DELETE FROM realm_user_counts`);
     await db.query(`INSERT INTO realm_user_counts (realm_id, slot, users) SELECT realm_id, 0, count(*) FROM users GROUP BY realm_id`);
+    await db.query(`DELETE FROM audit_event_counts`);
+    await db.query(
+      `INSERT INTO audit_event_counts (realm_id, type, slot, events) SELECT realm_id, type, 0, count(*) FROM audit_events GROUP BY realm_id, type`,
+    );
   }
   // One administrator per realm with a live session, for the admin lists.
   const admins = {};
