@@ -155,7 +155,9 @@ async function scenarios(origin, users) {
   for (let k = 0; k < big.count; k += Math.max(1, Math.floor(big.count / 5000))) if (scaleStatus(k) === 'active') active.push(k);
   const headers = await adminHeaders(origin);
   // Live seeded sessions of active users: the first 64 give /me and /sessions their tokens, the rest start refresh chains.
-  const starters = active.slice(0).map((k) => scaleRefreshToken(big.from + k));
+  // A kept database (--reuse) has spent some seeded tokens already: start at a random place.
+  const offset = REUSE ? Math.floor(Math.random() * active.length) : 0;
+  const starters = [...active.slice(offset), ...active.slice(0, offset)].map((k) => scaleRefreshToken(big.from + k));
   const meTokens = [];
   for (const refreshToken of starters.splice(0, 64)) {
     const { tokens } = await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
@@ -309,7 +311,8 @@ async function measureSize(users) {
       fs.writeFileSync(file, await explainPaths(database.url, { realmId: BIG_REALM, ...paths, users }));
       log(`  plans: ${path.relative(process.cwd(), file)}`);
     }
-    if (PURGE) out.purge = await purgeUnderRefresh({ server, database, paths, databasePids });
+    // The embedded database belongs to the server's process: no second process can purge beside it.
+    if (PURGE && database.kind === 'postgresql') out.purge = await purgeUnderRefresh({ server, database, paths, databasePids });
   } finally {
     if (monitor) await monitor.close().catch(() => undefined);
     if (server) await server.stop().catch(() => undefined);

@@ -119,8 +119,9 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
   });
 
   // Session s: user s mod N. s < N: live (revoked when its user is suspended); N ≤ s < 2N:
-  // revoked 40–70 days ago; 2N ≤ s: expired 40–70 days ago, never revoked. Both of the latter are
-  // past the 30-day retention. Realm of user i: the realm whose range holds i.
+  // revoked 40–70 days ago; 2N ≤ s: ended by their lifetime 40–70 days ago and closed then by
+  // housekeeping (marked revoked at their end, reason "expired"). Both of the latter are past the
+  // 30-day retention. Realm of user i: the realm whose range holds i.
   const realmOf = (expr) =>
     `CASE ${plan.realms
       .slice(0, -1)
@@ -141,8 +142,10 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
                 CASE WHEN s % 5 = 0 THEN 'DE' WHEN s % 5 = 1 THEN 'US' END,
                 CASE WHEN s % 5 = 0 THEN 'Berlin' WHEN s % 5 = 1 THEN 'Boston' END,
                 $7, '{pwd}', 'active', created, active, created + interval '30 days',
-                CASE WHEN s >= $1 AND s < 2 * $1 THEN active WHEN s < $1 AND ${localOf('u')} % 50 = 17 THEN now() - interval '10 minutes' END,
-                CASE WHEN s >= $1 AND s < 2 * $1 THEN 'logout' WHEN s < $1 AND ${localOf('u')} % 50 = 17 THEN 'suspended' END
+                CASE WHEN s < $1 THEN CASE WHEN ${localOf('u')} % 50 = 17 THEN now() - interval '10 minutes' END
+                     WHEN s < 2 * $1 THEN active ELSE created + interval '30 days' END,
+                CASE WHEN s < $1 THEN CASE WHEN ${localOf('u')} % 50 = 17 THEN 'suspended' END
+                     WHEN s < 2 * $1 THEN 'logout' ELSE 'expired' END
          FROM generate_series($8::int, $9::int) AS s,
               LATERAL (SELECT s % $1 AS u) uu,
               LATERAL (SELECT CASE WHEN s < $1 THEN now() - make_interval(secs => 3600 + (s * 37) % 518400)
@@ -173,7 +176,8 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
     }),
   );
 
-  // Events over the last two years (the retention is one): event e belongs to user (e * 7) mod N.
+  // Events over the last two years (the retention is one): event e belongs to user (e * 104729) mod N,
+  // so that any stretch of time has events of every realm.
   const types = EVENT_TYPES.flatMap(([type, share]) => Array(share).fill(type));
   await timed(log, `${plan.events} audit events`, () =>
     inSlices(plan.events, 1000000, (from, to) =>
@@ -181,7 +185,7 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
         `INSERT INTO audit_events (id, realm_id, type, user_id, actor_id, session_id, ip, at, details)
          SELECT ${SQL_ID('3', 'e')}, ${realmOf('u')}, ($2::text[])[1 + (e * 13) % 100], ${SQL_ID('1', 'u')}, NULL, NULL, '203.0.113.' || (e % 250),
                 now() - make_interval(secs => (($3 - e) * 730.0 * ${DAY} / $3)::float8), '{}'
-         FROM generate_series($4::bigint, $5::bigint) AS e, LATERAL (SELECT (e * 7) % $1 AS u) uu`,
+         FROM generate_series($4::bigint, $5::bigint) AS e, LATERAL (SELECT (e * 104729) % $1 AS u) uu`,
         [users, types, plan.events, from, to],
       ),
     ),
@@ -204,12 +208,14 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
   // Kept counts, written by triggers during normal operation, computed once for the bulk load.
   const counted = await db.query(`SELECT to_regclass('realm_user_counts') IS NOT NULL AS kept`);
   if (counted.rows[0].kept) {
-    await db.query(`DELETE FROM realm_user_counts`);
-    await db.query(`INSERT INTO realm_user_counts (realm_id, slot, users) SELECT realm_id, 0, count(*) FROM users GROUP BY realm_id`);
-    await db.query(`DELETE FROM audit_event_counts`);
-    await db.query(
-      `INSERT INTO audit_event_counts (realm_id, type, slot, events) SELECT realm_id, type, 0, count(*) FROM audit_events GROUP BY realm_id, type`,
-    );
+    for (const [counts, table, keys, where] of [
+      ['realm_user_counts', 'users', 'realm_id', ''],
+      ['realm_session_counts', 'sessions', 'realm_id', 'WHERE revoked_at IS NULL'],
+      ['audit_event_counts', 'audit_events', 'realm_id, type', ''],
+    ]) {
+      await db.query(`DELETE FROM ${counts}`);
+      await db.query(`INSERT INTO ${counts} (${keys}, slot, n) SELECT ${keys}, 0, count(*) FROM ${table} ${where} GROUP BY ${keys}`);
+    }
   }
   // One administrator per realm with a live session, for the admin lists.
   const admins = {};

@@ -34,7 +34,16 @@ async function verificationToken(t: TestApp, email: string): Promise<string> {
   return /token=([A-Za-z0-9_-]+)/.exec(mail.text_body as string)![1];
 }
 
-const nothing = { ran: true, sessions: 0, oneTimeTokens: 0, deliveredEmails: 0, deliveredWebhooks: 0, auditEvents: 0, rotatedKey: null };
+const nothing = {
+  ran: true,
+  closedSessions: 0,
+  sessions: 0,
+  oneTimeTokens: 0,
+  deliveredEmails: 0,
+  deliveredWebhooks: 0,
+  auditEvents: 0,
+  rotatedKey: null,
+};
 
 describe('housekeeping: retention purges and signing-key rotation', () => {
   let t: TestApp;
@@ -110,6 +119,7 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
 
     expect(report).toEqual({
       ran: true,
+      closedSessions: 2, // idle and outlived: marked revoked when they ended, then purged with the revoked one
       sessions: 3,
       oneTimeTokens: 5,
       deliveredEmails: 2,
@@ -186,10 +196,12 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
       await logout(t, user.refreshToken);
     }
     t.clock.advance(40 * DAY);
+    const realms = await count(t, 'realms');
     let asked = 0;
-    const report = await housekeeping.execute({ batchSize: 1, shouldStop: () => ++asked > 2 });
+    const report = await housekeeping.execute({ batchSize: 1, shouldStop: () => ++asked > 2 + realms });
     expect(report.ran).toBe(true);
-    expect(report.sessions).toBe(1); // asked before the key rotation, then before each batch
+    // Asked before the key rotation, before closing each realm's ended sessions (none), then before each batch.
+    expect(report.sessions).toBe(1);
     expect(await count(t, 'sessions WHERE revoked_at IS NOT NULL')).toBe(2);
   });
 

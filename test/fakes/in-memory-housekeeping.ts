@@ -3,6 +3,7 @@ import { ExpiredDataPurger } from '../../src/application/ports/expired-data-purg
 import { JobLock } from '../../src/application/ports/job-lock';
 import { RealmRepository } from '../../src/application/ports/realm.repository';
 import { Realm } from '../../src/domain/realm/realm';
+import { SessionLifetime } from '../../src/domain/session/session';
 import { FakeAccessTokens } from './simple-fakes';
 
 /** Rows past retention as plain timestamps; each purge removes up to `limit` of those before the cutoff. */
@@ -25,6 +26,14 @@ export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
       else kept.push(row);
     }
     return [kept, deleted];
+  }
+  /** Sessions per realm that ended by time and are still open; closing removes them from here. */
+  readonly endedOpen = new Map<string, number>();
+  async closeEndedSessions(realmId: string, now: Date, _lifetime: SessionLifetime, limit: number): Promise<number> {
+    this.calls.push({ kind: `close ${realmId}`, cutoff: now, limit });
+    const n = Math.min(limit, this.endedOpen.get(realmId) ?? 0);
+    this.endedOpen.set(realmId, (this.endedOpen.get(realmId) ?? 0) - n);
+    return n;
   }
   async purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number> {
     this.calls.push({ kind: 'sessions', cutoff: endedBefore, limit, idleTimeoutSeconds });

@@ -16,6 +16,14 @@ export const LIVE = (now: string, idle: string, max: string) =>
   `s.revoked_at IS NULL AND s.expires_at > ${now} AND s.last_active_at > ${now}::timestamptz - make_interval(secs => ${idle})` +
   ` AND s.created_at > ${now}::timestamptz - make_interval(secs => ${max})`;
 
+/**
+ * SQL for "not revoked, but ended by time at $now" (the open sessions `LIVE` leaves out): idle
+ * longer than $idle seconds, past its absolute end, or older than $max seconds.
+ */
+export const ENDED_OPEN = (now: string, idle: string, max: string) =>
+  `s.revoked_at IS NULL AND (s.expires_at <= ${now} OR s.last_active_at <= ${now}::timestamptz - make_interval(secs => ${idle})` +
+  ` OR s.created_at <= ${now}::timestamptz - make_interval(secs => ${max}))`;
+
 export function toSession(record: SessionRecord): Session {
   return Session.restore({
     id: record.id,

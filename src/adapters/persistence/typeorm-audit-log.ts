@@ -50,7 +50,7 @@ export class TypeOrmAuditLog implements AuditLog {
     // (written by triggers with the events, migration 1764230000000).
     const counted: { total: string }[] = await this.tx.manager.query(
       query.userId === undefined && !query.since
-        ? `SELECT coalesce(sum(events), 0) AS total FROM audit_event_counts WHERE ${where.join(' AND ')}`
+        ? `SELECT coalesce(sum(n), 0) AS total FROM audit_event_counts WHERE ${where.join(' AND ')}`
         : `SELECT count(*) AS total FROM audit_events WHERE ${where.join(' AND ')}`,
       params,
     );

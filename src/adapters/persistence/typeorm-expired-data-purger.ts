@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ExpiredDataPurger } from '../../application/ports/expired-data-purger';
+import { SessionLifetime } from '../../domain/session/session';
+import { ENDED_OPEN } from './session.mapper';
 import { TypeOrmTransaction } from './typeorm-transaction';
 
 /**
@@ -24,6 +26,31 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
        ), gone AS (DELETE FROM sessions WHERE id IN (SELECT id FROM doomed) RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [endedBefore, idleTimeoutSeconds, limit],
+    );
+  }
+
+  async closeEndedSessions(realmId: string, now: Date, lifetime: SessionLifetime, limit: number): Promise<number> {
+    // Each way to end read through its own partial index; the UPDATE repeats the condition, so a
+    // session a refresh touched meanwhile is checked again on its newest version.
+    const params = [realmId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds, limit];
+    const idleEnd = `s.last_active_at + make_interval(secs => $3)`;
+    const maxEnd = `s.created_at + make_interval(secs => $4)`;
+    return this.count(
+      `WITH ended AS (
+         (SELECT id FROM sessions s WHERE s.realm_id = $1 AND s.revoked_at IS NULL AND s.expires_at <= $2 LIMIT $5)
+         UNION
+         (SELECT id FROM sessions s WHERE s.realm_id = $1 AND s.revoked_at IS NULL
+             AND s.last_active_at <= $2::timestamptz - make_interval(secs => $3) LIMIT $5)
+         UNION
+         (SELECT id FROM sessions s WHERE s.realm_id = $1 AND s.revoked_at IS NULL
+             AND s.created_at <= $2::timestamptz - make_interval(secs => $4) LIMIT $5)
+         LIMIT $5
+       ), closed AS (
+         UPDATE sessions s SET revoked_at = least(s.expires_at, ${idleEnd}, ${maxEnd}), revoke_reason = 'expired'
+         FROM ended WHERE s.id = ended.id AND ${ENDED_OPEN('$2', '$3', '$4')}
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM closed`,
+      params,
     );
   }
 

@@ -189,7 +189,7 @@ export class TypeOrmUserRepository implements UserRepository {
  * users (migration 1764230000000): exact, and a sum over at most 16 rows instead of a count over
  * every user of the realm.
  */
-const KEPT_USER_COUNT = `(SELECT coalesce(sum(c.users), 0) FROM realm_user_counts c WHERE c.realm_id = $1)`;
+const KEPT_USER_COUNT = `(SELECT coalesce(sum(c.n), 0) FROM realm_user_counts c WHERE c.realm_id = $1)`;
 
 /** Whether the query narrows the realm's users (else its total is the realm's kept count). */
 function filtered(query: UserQuery): boolean {

@@ -101,13 +101,16 @@ export class TypeOrmWebhookRepository implements WebhookRepository {
 
   async listDeliveries(query: DeliveryQuery): Promise<{ deliveries: WebhookDelivery[]; total: number }> {
     const params: unknown[] = [query.realmId, query.webhookId];
-    let where = 'realm_id = $1 AND webhook_id = $2';
+    // The realm is checked once, on the webhook: every delivery of a webhook is in its realm.
+    let where = 'webhook_id = $2 AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $2 AND w.realm_id = $1)';
     if (query.status) {
       params.push(query.status);
       where += ` AND status = $${params.length}`;
     }
+    // The total is the webhook's kept count (per status; migration 1764230000000), not a count
+    // over its deliveries: a busy webhook has hundreds of thousands within their retention.
     const [{ total }]: { total: string }[] = await this.tx.manager.query(
-      `SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`,
+      `SELECT coalesce(sum(n), 0) AS total FROM webhook_delivery_counts WHERE ${where}`,
       params,
     );
     const rows: DeliveryRow[] = await this.tx.manager.query(

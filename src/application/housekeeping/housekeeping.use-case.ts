@@ -26,6 +26,8 @@ const KEY_CACHE_MARGIN_MS = 60_000;
 export interface HousekeepingReport {
   /** False when another instance held the lock: nothing was done. */
   ran: boolean;
+  /** Sessions that had ended by time, marked revoked at their end. */
+  closedSessions: number;
   sessions: number;
   oneTimeTokens: number;
   deliveredEmails: number;
@@ -42,7 +44,8 @@ export interface HousekeepingOptions {
 }
 
 /**
- * Keeps the database from growing forever and rotates the signing key:
+ * Keeps the database from growing forever and rotates the signing key: closes the sessions that
+ * ended by time (so each realm's kept count of open sessions stays near its live ones), purges
  * ended sessions with their refresh tokens after SESSION_RETENTION_DAYS, spent one-time tokens,
  * delivered emails after 7 days, audit events after AUDIT_RETENTION_DAYS; a new signing key
  * every KEY_ROTATION_DAYS, the previous one staying in the JWKS. One instance at a time.
@@ -61,6 +64,7 @@ export class HousekeepingUseCase {
   async execute(options: HousekeepingOptions = {}): Promise<HousekeepingReport> {
     const report: HousekeepingReport = {
       ran: false,
+      closedSessions: 0,
       sessions: 0,
       oneTimeTokens: 0,
       deliveredEmails: 0,
@@ -83,7 +87,8 @@ export class HousekeepingUseCase {
     report.ran = await this.lock.runExclusive(HOUSEKEEPING_LOCK, async () => {
       const now = this.clock.now().getTime();
       const { sessionRetentionDays, auditRetentionDays, keyRotationDays } = this.config;
-      const policies = (await this.realms.list()).map((realm) => realm.policy);
+      const realms = await this.realms.list();
+      const policies = realms.map((realm) => realm.policy);
       // Sessions idle longer than every realm allows: a realm with a long idle timeout keeps its own.
       const sessionIdleTimeoutSeconds = Math.max(
         this.config.sessionIdleTimeoutSeconds,
@@ -95,6 +100,11 @@ export class HousekeepingUseCase {
         const longestTtlMs = Math.max(this.config.accessTokenTtlSeconds, ...policies.map((policy) => policy.accessTokenTtlSeconds)) * 1000;
         const cutoff = new Date(now - Math.max(keyRotationDays * DAY_MS, longestTtlMs + KEY_CACHE_MARGIN_MS));
         report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
+      }
+      for (const realm of realms) {
+        report.closedSessions += await drain(() =>
+          this.purger.closeEndedSessions(realm.id, new Date(now), realm.policy.sessionLifetime, limit),
+        );
       }
       report.sessions = await drain(() =>
         this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), sessionIdleTimeoutSeconds, limit),

@@ -1,8 +1,17 @@
+import { SessionLifetime } from '../../domain/session/session';
+
 /**
  * Deletes data past its retention, one small batch per call so that no statement holds locks
  * for long. Each method returns how many rows it deleted; fewer than `limit` means done.
  */
 export abstract class ExpiredDataPurger {
+  /**
+   * Closes sessions of `realmId` that ended by time at `now` under `lifetime` (idle, or past their
+   * absolute end) but were never revoked: marks them revoked at the moment they ended, so that the
+   * realm's kept count of open sessions stays close to its live ones. Nothing else changes for
+   * them: an ended session is refused either way, and the purge goes by the same end.
+   */
+  abstract closeEndedSessions(realmId: string, now: Date, lifetime: SessionLifetime, limit: number): Promise<number>;
   /**
    * Sessions that ended before `endedBefore` — revoked, idle longer than `idleTimeoutSeconds`,
    * or past their absolute lifetime — together with their refresh tokens.

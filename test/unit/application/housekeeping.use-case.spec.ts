@@ -53,6 +53,7 @@ describe('HousekeepingUseCase', () => {
     const report = await useCase.execute({ batchSize: 3 });
     expect(report).toEqual({
       ran: true,
+      closedSessions: 0,
       sessions: 7,
       oneTimeTokens: 1,
       deliveredEmails: 4,
@@ -64,6 +65,43 @@ describe('HousekeepingUseCase', () => {
     expect(purger.calls.filter((c) => c.kind === 'emails')).toHaveLength(2); // 3 + 1
     expect(purger.sessionsEnded).toEqual([]);
     expect(purger.tokensSpent).toEqual([NOW]);
+  });
+
+  it("closes each realm's sessions that ended by time, in batches and under that realm's lifetime, before the purge", async () => {
+    const realm = (id: string, idleTimeoutSeconds: number) =>
+      Realm.restore(
+        {
+          id,
+          name: id,
+          enabled: true,
+          overrides: { ...noOverrides(), sessionIdleTimeoutSeconds: idleTimeoutSeconds },
+          createdAt: daysAgo(100),
+          updatedAt: daysAgo(100),
+        },
+        realmDefaultsFrom(loadConfig({})),
+      );
+    const purger = new InMemoryExpiredDataPurger([daysAgo(31)]);
+    purger.endedOpen.set('short', 5).set('long', 1);
+    const closing: { realm: string; idle: number }[] = [];
+    const close = purger.closeEndedSessions.bind(purger);
+    purger.closeEndedSessions = (realmId, now, lifetime, limit) => {
+      closing.push({ realm: realmId, idle: lifetime.idleTimeoutSeconds });
+      expect(now).toEqual(NOW);
+      return close(realmId, now, lifetime, limit);
+    };
+    const { useCase } = setup(purger, 1, 90, [realm('short', 3600), realm('long', 86_400)]);
+
+    const report = await useCase.execute({ batchSize: 2 });
+
+    expect(report).toMatchObject({ closedSessions: 6, sessions: 1 });
+    expect(closing).toEqual([
+      { realm: 'short', idle: 3600 },
+      { realm: 'short', idle: 3600 },
+      { realm: 'short', idle: 3600 },
+      { realm: 'long', idle: 86_400 },
+    ]);
+    expect(purger.calls.findIndex((c) => c.kind === 'sessions')).toBeGreaterThan(purger.calls.findIndex((c) => c.kind === 'close long'));
+    expect([...purger.endedOpen.values()]).toEqual([0, 0]);
   });
 
   it('stops after MAX_BATCHES_PER_RUN batches of one table and leaves the rest to the next run', async () => {
@@ -106,6 +144,7 @@ describe('HousekeepingUseCase', () => {
     lock.heldElsewhere = true;
     expect(await useCase.execute()).toEqual({
       ran: false,
+      closedSessions: 0,
       sessions: 0,
       oneTimeTokens: 0,
       deliveredEmails: 0,
