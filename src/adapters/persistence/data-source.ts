@@ -16,8 +16,8 @@ import { StoredUserSearchKeys1764210000000 } from '../../../migrations/176421000
 import { RequiredBatchWrites1764220000000 } from '../../../migrations/1764220000000-required-batch-writes';
 import { Passwordless1764233000000 } from '../../../migrations/1764233000000-passwordless';
 import { Federation1764240000000 } from '../../../migrations/1764240000000-federation';
-import { KeptListCounts1764230000000 } from '../../../migrations/1764230000000-kept-list-counts';
-import { SessionEndIndexes1764240000000 } from '../../../migrations/1764240000000-session-end-indexes';
+import { KeptListCounts1764262000000 } from '../../../migrations/1764262000000-kept-list-counts';
+import { SessionEndIndexes1764263000000 } from '../../../migrations/1764263000000-session-end-indexes';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -38,8 +38,8 @@ export const MIGRATIONS = [
   RequiredBatchWrites1764220000000,
   Passwordless1764233000000,
   Federation1764240000000,
-  KeptListCounts1764230000000,
-  SessionEndIndexes1764240000000,
+  KeptListCounts1764262000000,
+  SessionEndIndexes1764263000000,
 ];
 
 /**

@@ -47,7 +47,7 @@ export class TypeOrmAuditLog implements AuditLog {
     }
     // Narrowed to a user or a time, the count reads an index range of those events; by realm (and
     // type) alone it would read every event of the realm, so it sums the kept counts instead
-    // (written by triggers with the events, migration 1764230000000).
+    // (written by triggers with the events, migration 1764262000000).
     const counted: { total: string }[] = await this.tx.manager.query(
       query.userId === undefined && !query.since
         ? `SELECT coalesce(sum(n), 0) AS total FROM audit_event_counts WHERE ${where.join(' AND ')}`

@@ -130,9 +130,9 @@ export class TypeOrmSessionRepository implements SessionRepository {
     // Two statements rather than count(*) OVER (): the window reads every live session of the
     // realm before the page comes out. The page stops after `limit` entries of
     // sessions_realm_live_page_idx. A user's sessions are counted through their own index; the
-    // whole realm's are its kept count of open sessions (migration 1764230000000) less the open
+    // whole realm's are its kept count of open sessions (migration 1764262000000) less the open
     // ones that ended by time since housekeeping last closed them (a few, through the partial
-    // indexes of migration 1764240000000), instead of a count over every live session.
+    // indexes of migration 1764263000000), instead of a count over every live session.
     const whereSql = where.join(' AND ');
     const counted = await this.tx.preparedText<{ total: string }>(
       query.userId === undefined && !query.status

@@ -186,7 +186,7 @@ export class TypeOrmUserRepository implements UserRepository {
 
 /**
  * The realm's number of users, kept by triggers in the same transactions that add and remove
- * users (migration 1764230000000): exact, and a sum over at most 16 rows instead of a count over
+ * users (migration 1764262000000): exact, and a sum over at most 16 rows instead of a count over
  * every user of the realm.
  */
 const KEPT_USER_COUNT = `(SELECT coalesce(sum(c.n), 0) FROM realm_user_counts c WHERE c.realm_id = $1)`;

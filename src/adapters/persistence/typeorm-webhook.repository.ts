@@ -107,7 +107,7 @@ export class TypeOrmWebhookRepository implements WebhookRepository {
       params.push(query.status);
       where += ` AND status = $${params.length}`;
     }
-    // The total is the webhook's kept count (per status; migration 1764230000000), not a count
+    // The total is the webhook's kept count (per status; migration 1764262000000), not a count
     // over its deliveries: a busy webhook has hundreds of thousands within their retention.
     const [{ total }]: { total: string }[] = await this.tx.manager.query(
       `SELECT coalesce(sum(n), 0) AS total FROM webhook_delivery_counts WHERE ${where}`,

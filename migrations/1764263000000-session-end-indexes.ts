@@ -10,8 +10,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (minutes on tens of millions of sessions). An interrupted build leaves an invalid index behind,
  * which the next run drops and builds again.
  */
-export class SessionEndIndexes1764240000000 implements MigrationInterface {
-  name = 'SessionEndIndexes1764240000000';
+export class SessionEndIndexes1764263000000 implements MigrationInterface {
+  name = 'SessionEndIndexes1764263000000';
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {

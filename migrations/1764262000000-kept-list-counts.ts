@@ -18,8 +18,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock; reads go on): about a second per million
  * rows here, see docs/operations.md.
  */
-export class KeptListCounts1764230000000 implements MigrationInterface {
-  name = 'KeptListCounts1764230000000';
+export class KeptListCounts1764262000000 implements MigrationInterface {
+  name = 'KeptListCounts1764262000000';
 
   async up(q: QueryRunner): Promise<void> {
     for (const kept of KEPT) {
