@@ -123,9 +123,12 @@ export class TypeOrmSessionRepository implements SessionRepository {
       params.push(query.status);
       where.push(`s.status = $${params.length}`);
     }
+    // The sessions of excluded users (a few accounts) are subtracted from a kept realm-wide count.
+    let excludedLive = '';
     if (query.excludeUserIds?.length) {
       params.push(query.excludeUserIds);
       where.push(`s.user_id <> ALL($${params.length}::uuid[])`);
+      excludedLive = ` - (SELECT count(*) FROM sessions s WHERE s.user_id = ANY($${params.length}::uuid[]) AND s.realm_id = $1 AND ${LIVE('$2', '$3', '$4')})`;
     }
     // Two statements rather than count(*) OVER (): the window reads every live session of the
     // realm before the page comes out. The page stops after `limit` entries of
@@ -136,7 +139,7 @@ export class TypeOrmSessionRepository implements SessionRepository {
     const whereSql = where.join(' AND ');
     const counted = await this.tx.preparedText<{ total: string }>(
       query.userId === undefined && !query.status
-        ? `SELECT (SELECT coalesce(sum(c.n), 0) FROM realm_session_counts c WHERE c.realm_id = $1) - ${ENDED_OPEN_COUNT} AS total`
+        ? `SELECT (SELECT coalesce(sum(c.n), 0) FROM realm_session_counts c WHERE c.realm_id = $1) - ${ENDED_OPEN_COUNT}${excludedLive} AS total`
         : `SELECT count(*) AS total FROM sessions s WHERE ${whereSql}`,
       params,
     );
