@@ -20,11 +20,13 @@ export const USAGE = `Usage: npm run cli -- <command>
 
 Commands:
   create-realm <id> <name>              create a realm (id: ^[a-z0-9][a-z0-9-]{0,62}$)
-  create-admin <realm> <email> [--super]
+  create-admin <realm> <email> [--super] [--existing]
                                         create a realm-admin of <realm>, or with --super a
-                                        super-admin of master; an existing account is granted
-                                        the role. The password is ADMIN_PASSWORD, or generated
-                                        and printed once.
+                                        super-admin of master. The password is ADMIN_PASSWORD,
+                                        or generated and printed once. An address that already
+                                        has an account is refused: its creator chose its
+                                        password. --existing grants the role to that account
+                                        anyway, keeping its password, factors and sessions
   rotate-keys [--force]                 make a new signing key current; the JWKS keeps the
                                         previous one until the tokens it signed expire.
                                         Refused while the current key is younger than the
@@ -67,13 +69,14 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
         return 0;
       }
       case 'create-admin': {
-        const unknown = flags.filter((flag) => flag !== '--super');
-        if (args.length !== 2 || unknown.length) return usage('create-admin takes <realm> <email> [--super]');
+        const unknown = flags.filter((flag) => flag !== '--super' && flag !== '--existing');
+        if (args.length !== 2 || unknown.length) return usage('create-admin takes <realm> <email> [--super] [--existing]');
         const generated = io.adminPassword ? null : app.get(SecureTokens).generate();
         const result = await app.get(CreateAdminUseCase).execute({
           realmId: args[0],
           email: args[1],
           superAdmin: flags.includes('--super'),
+          grantExisting: flags.includes('--existing'),
           password: io.adminPassword ?? (generated as string),
         });
         if (!result.created) {

@@ -1,3 +1,8 @@
+import { BootstrapUseCase } from '../../src/application/admin/bootstrap.use-case';
+import { SuspendUserUseCase } from '../../src/application/admin/suspend-user.use-case';
+import { UserRepository } from '../../src/application/ports/user.repository';
+import { runCli } from '../../src/cli';
+import { AppConfig } from '../../src/config/app-config';
 import {
   ADMIN_ENV,
   adminApi,
@@ -10,7 +15,7 @@ import {
   storedEvents,
   superAdmin,
 } from '../support/admin-flows';
-import { bearer, login, signedInUser } from '../support/flows';
+import { bearer, login, signedInUser, uniqueEmail } from '../support/flows';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const decodeSid = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sid;
@@ -168,6 +173,93 @@ describe('admin API: a realm-admin of master stops at what protects the super-ad
         expect([path, ...errorOf(res)]).toEqual([path, 403, 'FORBIDDEN']);
       }
       expect(await rootSignedIn()).toBe(true);
+    });
+  });
+
+  describe("around the guard's single decision", () => {
+    async function runCliQuietly(argv: string[], adminPassword?: string) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(argv, t.app, { out: (l) => out.push(l), err: (l) => err.push(l), adminPassword });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    }
+
+    it('a realm-admin of master does not become super-admin by pre-creating the address an operator later passes to create-admin --super', async () => {
+      // The attacker (realm-admin of master) creates the account the operator will make super-admin,
+      // with a password of its choosing, and keeps a session of it.
+      const opsEmail = uniqueEmail('ops');
+      const planted = await adminApi(t, masterAdmin.accessToken, 'master')
+        .post('/users')
+        .send({ email: opsEmail, name: 'Ops', password: 'attacker chosen passphrase', emailVerified: true });
+      expect(planted.status).toBe(201);
+      const before = await login(t, opsEmail, 'attacker chosen passphrase', {}, 'master');
+      expect(before.status).toBe(200);
+
+      // The operator runs the documented command for a new super-admin.
+      const cli = await runCliQuietly(['create-admin', 'master', opsEmail, '--super'], 'the operator passphrase for ops');
+      expect(cli.code).toBeLessThanOrEqual(1);
+
+      // Neither the attacker's password nor its pre-existing session may now carry super-admin.
+      const again = await login(t, opsEmail, 'attacker chosen passphrase', {}, 'master');
+      const byPassword =
+        again.status === 200 ? (await adminApi(t, again.body.tokens.accessToken, 'master').get('/realms')).status : again.status;
+      const refreshed = await t
+        .api()
+        .post('/api/v1/auth/refresh')
+        .set('X-Realm-Id', 'master')
+        .send({ refreshToken: before.body.tokens.refreshToken });
+      const bySession =
+        refreshed.status === 200
+          ? (await adminApi(t, refreshed.body.tokens.accessToken, 'master').get('/realms')).status
+          : refreshed.status;
+      expect([byPassword, bySession]).not.toContain(200);
+    });
+
+    it("a realm-admin of master cannot suspend an account that became super-admin between the guard's check and the write (TOCTOU)", async () => {
+      const target = await createUser(t, root.accessToken, 'master');
+      const suspend = t.app.get(SuspendUserUseCase, { strict: false });
+      const original = suspend.execute.bind(suspend);
+      // The super-admin promotes the target while the realm-admin's request is between the
+      // AdminGuard (which read the target as an ordinary user) and the use case's row lock.
+      const spy = jest.spyOn(suspend, 'execute').mockImplementationOnce(async (input) => {
+        const promoted = await adminApi(t, root.accessToken, 'master')
+          .put(`/users/${target.id}/roles`)
+          .send({ roles: ['super-admin'] });
+        expect(promoted.status).toBe(200);
+        return original(input);
+      });
+      try {
+        const res = await adminApi(t, masterAdmin.accessToken, 'master').post(`/users/${target.id}/suspend`).send({ reason: 'race' });
+        const rows: { roles: string[]; status: string }[] = await t.dataSource.query(`SELECT roles, status FROM users WHERE id = $1`, [
+          target.id,
+        ]);
+        expect(rows[0].roles).toEqual(['super-admin']);
+        // The contract: nothing a realm-admin of master does lands on a super-admin's account.
+        expect([res.status, rows[0].status]).toEqual([403, 'active']);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('the bootstrap promotes no existing account: an address planted in master stays a plain user', async () => {
+      const email = uniqueEmail('planted-root');
+      const planted = await adminApi(t, masterAdmin.accessToken, 'master')
+        .post('/users')
+        .send({ email, name: 'Planted', password: 'attacker chosen passphrase', emailVerified: true });
+      expect(planted.status).toBe(201);
+      const users = t.app.get(UserRepository);
+      const config = t.app.get(AppConfig);
+      // The bootstrap acts only while master has no super-admin: stand in for that state.
+      const existsWithRole = jest.spyOn(users, 'existsWithRole').mockResolvedValue(false);
+      Object.assign(config, { bootstrapAdminEmail: email, bootstrapAdminPassword: 'the operator passphrase for root' });
+      try {
+        await expect(t.app.get(BootstrapUseCase).execute()).resolves.toEqual({ bootstrapAdmin: 'exists' });
+      } finally {
+        existsWithRole.mockRestore();
+      }
+      expect((await users.findById('master', planted.body.user.id))!.roles).toEqual([]);
+      const again = await login(t, email, 'attacker chosen passphrase', {}, 'master');
+      expect((await adminApi(t, again.body.tokens.accessToken, 'master').get('/realms')).status).toBe(403);
     });
   });
 });

@@ -91,9 +91,19 @@ describe('CLI: npm run cli -- <command>', () => {
       expect((await adminApi(t, token, 'acme').get('/users')).status).toBe(200);
     });
 
-    it('grants the role to an existing account and leaves its password alone', async () => {
+    it('refuses an address that already has an account: its creator chose the password', async () => {
       const user = await register(t);
       const res = await cli(t, ['create-admin', 'default', user.email], 'some other passphrase');
+      expect(res.code).toBe(1);
+      expect(res.err).toMatch(/^EMAIL_ALREADY_REGISTERED: .*--existing/);
+      const token = (await login(t, user.email, PASSWORD)).body.tokens.accessToken;
+      expect((await adminApi(t, token, 'default').get('/users')).status).toBe(403);
+      expect(await storedEvents(t, 'default', { userId: user.id, type: 'user.roles_changed' })).toEqual([]);
+    });
+
+    it('with --existing grants the role to that account and leaves its password alone', async () => {
+      const user = await register(t);
+      const res = await cli(t, ['create-admin', 'default', user.email, '--existing'], 'some other passphrase');
       expect(res).toEqual({
         code: 0,
         out: `${user.email} already exists in realm "default": granted realm-admin; password unchanged`,

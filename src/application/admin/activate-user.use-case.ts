@@ -23,7 +23,7 @@ export class ActivateUserUseCase {
     const { actor, realmId } = input;
     const now = this.clock.now();
     return this.tx.run(async () => {
-      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       user.activate(now);
       await this.users.save(user);
       await this.audit.record({ type: 'user.activated', realmId, userId: user.id, actorId: actor.id, ip: actor.ip, at: now });

@@ -1,4 +1,4 @@
-import { roleChangeRefusal } from '../../domain/admin/admin-policy';
+import { protectsTarget, roleChangeRefusal } from '../../domain/admin/admin-policy';
 import { DomainError } from '../../domain/errors';
 import { MASTER_REALM } from '../../domain/realm/realm';
 import { SUPER_ADMIN, User } from '../../domain/user/user';
@@ -29,12 +29,15 @@ export async function findTargetUser(users: UserRepository, realmId: string, id:
 
 /**
  * The user `id` of the administered realm, its row locked until the transaction ends: for
- * read-change-save inside `Transaction.run`, so a concurrent change is never overwritten.
- * @throws DomainError USER_NOT_FOUND for an unknown id or one of another realm
+ * read-change-save inside `Transaction.run`, so a concurrent change is never overwritten. The
+ * admin guard decided on an unlocked read; the locked row is checked again, so an account made
+ * super-admin since then is out of a realm-admin's reach.
+ * @throws DomainError USER_NOT_FOUND for an unknown id or one of another realm | FORBIDDEN
  */
-export async function lockTargetUser(users: UserRepository, realmId: string, id: string): Promise<User> {
+export async function lockTargetUser(users: UserRepository, actor: AdminActor, realmId: string, id: string): Promise<User> {
   const user = await users.findByIdForUpdate(realmId, id);
   if (!user) throw new DomainError('USER_NOT_FOUND', 'User not found');
+  if (protectsTarget(actor.superAdmin, user)) throw new DomainError('FORBIDDEN', 'Only a super-admin may act on a super-admin');
   return user;
 }
 

@@ -31,34 +31,31 @@ export class BootstrapUseCase {
     private readonly config: AppConfig,
   ) {}
 
-  async execute(): Promise<void> {
+  /** @returns what became of the bootstrap super-admin (`exists`: its address is taken, nobody was promoted) */
+  async execute(): Promise<{ bootstrapAdmin: 'created' | 'exists' | 'not-needed' | 'not-configured' }> {
     const now = this.clock.now();
     const defaults = realmDefaultsFrom(this.config);
     await this.realms.ensure(Realm.create({ id: MASTER_REALM, name: 'Master', now }, defaults));
     await this.realms.ensure(Realm.create({ id: this.config.defaultRealm, name: 'Default', now }, defaults));
     await this.accessTokens.ensureKey(now);
     if (this.config.bootstrapAdminEmail && this.config.bootstrapAdminPassword) {
-      await this.ensureSuperAdmin(this.config.bootstrapAdminEmail, this.config.bootstrapAdminPassword, now);
+      return { bootstrapAdmin: await this.ensureSuperAdmin(this.config.bootstrapAdminEmail, this.config.bootstrapAdminPassword, now) };
     }
+    return { bootstrapAdmin: 'not-configured' };
   }
 
-  private async ensureSuperAdmin(rawEmail: string, password: string, now: Date): Promise<void> {
-    if (await this.users.existsWithRole(MASTER_REALM, SUPER_ADMIN)) return;
+  /** @returns 'exists' when the address belongs to an account already, which is left as it is */
+  private async ensureSuperAdmin(rawEmail: string, password: string, now: Date): Promise<'created' | 'exists' | 'not-needed'> {
+    if (await this.users.existsWithRole(MASTER_REALM, SUPER_ADMIN)) return 'not-needed';
     const email = Email.parse(rawEmail, 'BOOTSTRAP_ADMIN_EMAIL');
     assertAcceptablePassword(password, (c) => this.blocklist.isCommon(c), { email: email.value }, 'BOOTSTRAP_ADMIN_PASSWORD');
     const passwordHash = await this.hasher.hash(password);
+    let skipped = false;
     await this.tx.run(async () => {
-      const existing = await this.users.findByEmail(MASTER_REALM, email.value);
-      if (existing) {
-        existing.setRoles([...existing.roles, SUPER_ADMIN], now);
-        await this.users.save(existing);
-        await this.audit.record({
-          type: 'user.roles_changed',
-          realmId: MASTER_REALM,
-          userId: existing.id,
-          at: now,
-          details: { roles: existing.roles, by: 'bootstrap' },
-        });
+      // An existing account is never promoted: whoever made it chose its password and may hold
+      // its sessions. The operator picks another address, or promotes it knowingly with the CLI.
+      if (await this.users.findByEmail(MASTER_REALM, email.value)) {
+        skipped = true;
         return;
       }
       const admin = User.register({
@@ -80,5 +77,6 @@ export class BootstrapUseCase {
         details: { roles: admin.roles, by: 'bootstrap' },
       });
     });
+    return skipped ? 'exists' : 'created';
   }
 }

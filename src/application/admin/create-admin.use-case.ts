@@ -19,6 +19,11 @@ export interface CreateAdminInput {
   superAdmin: boolean;
   /** Used only when the account is created. */
   password: string;
+  /**
+   * Grant the role to an account that already has the address, keeping its password, factors and
+   * sessions. Without it such an account is refused: whoever created it chose its credentials.
+   */
+  grantExisting?: boolean;
 }
 
 export interface CreateAdminResult {
@@ -42,9 +47,10 @@ export class CreateAdminUseCase {
   ) {}
 
   /**
-   * Creates an administrator of the realm (verified email, the role), or grants the role to the
-   * existing account with that email.
-   * @throws DomainError REALM_NOT_FOUND | VALIDATION_FAILED
+   * Creates an administrator of the realm (verified email, the role), or, when asked to, grants the
+   * role to the existing account with that email.
+   * @throws DomainError REALM_NOT_FOUND | VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED when the
+   *   address has an account and `grantExisting` is not set
    */
   async execute(input: CreateAdminInput): Promise<CreateAdminResult> {
     const realm = await this.realms.findById(input.realmId);
@@ -56,6 +62,12 @@ export class CreateAdminUseCase {
     const email = Email.parse(input.email);
     const now = this.clock.now();
     const existing = await this.users.findByEmail(realm.id, email.value);
+    if (existing && !input.grantExisting) {
+      throw new DomainError(
+        'EMAIL_ALREADY_REGISTERED',
+        `${email.value} already has an account in realm "${realm.id}"; it keeps the password and sessions its creator chose. Pass --existing to grant the role to it anyway`,
+      );
+    }
     if (existing) {
       const user = await this.tx.run(async () => {
         const locked = await this.users.findByIdForUpdate(realm.id, existing.id);

@@ -24,7 +24,7 @@ export class DeleteUserUseCase {
     const { actor, realmId } = input;
     const now = this.clock.now();
     await this.tx.run(async () => {
-      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       if (!(await this.users.delete(realmId, user.id))) throw new DomainError('USER_NOT_FOUND', 'User not found');
       await this.audit.record({
         type: 'user.deleted',

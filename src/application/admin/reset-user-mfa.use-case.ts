@@ -29,7 +29,7 @@ export class ResetUserMfaUseCase {
     const now = this.clock.now();
     return this.tx.run(async () => {
       // The row lock orders this against a concurrent enrolment or deletion of the user.
-      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       const removed = user.mfaMethods;
       await this.mfaCredentials.deleteAllForUser(user.id);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin_mfa_reset');

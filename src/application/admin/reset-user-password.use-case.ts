@@ -51,7 +51,7 @@ export class ResetUserPasswordUseCase {
     const method = passwordHash ? 'set' : 'email';
     const now = this.clock.now();
     await this.tx.run(async () => {
-      const user = await lockTargetUser(this.users, realm.id, input.userId);
+      const user = await lockTargetUser(this.users, actor, realm.id, input.userId);
       if (passwordHash) {
         user.changePasswordHash(passwordHash, now);
         await this.users.save(user);

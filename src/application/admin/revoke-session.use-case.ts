@@ -5,7 +5,8 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
-import { AdminActor } from './admin-actor';
+import { UserRepository } from '../ports/user.repository';
+import { AdminActor, lockTargetUser } from './admin-actor';
 
 const notFound = () => new DomainError('SESSION_NOT_FOUND', 'Session not found');
 
@@ -13,6 +14,7 @@ const notFound = () => new DomainError('SESSION_NOT_FOUND', 'Session not found')
 export class RevokeSessionUseCase {
   constructor(
     private readonly sessions: SessionRepository,
+    private readonly users: UserRepository,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
@@ -21,7 +23,7 @@ export class RevokeSessionUseCase {
   /**
    * Ends one live session of the realm; its refresh and access tokens stop working at once.
    * @throws DomainError SESSION_NOT_FOUND for an unknown id, one of another realm, or a session
-   *   already ended (revoked or expired)
+   *   already ended (revoked or expired) | FORBIDDEN (its owner became a super-admin since the guard's check)
    */
   async execute(input: { actor: AdminActor; realm: Realm; sessionId: string }): Promise<void> {
     const { actor, realm } = input;
@@ -30,6 +32,10 @@ export class RevokeSessionUseCase {
     const session = await this.sessions.findById(realmId, input.sessionId);
     if (!session || !session.isLive(now, realm.policy.sessionLifetime)) throw notFound();
     await this.tx.run(async () => {
+      // The owner's row, locked: a promotion to super-admin committed after the guard's check is seen.
+      await lockTargetUser(this.users, actor, realmId, session.userId).catch((error: unknown) => {
+        throw error instanceof DomainError && error.code === 'USER_NOT_FOUND' ? notFound() : error;
+      });
       // Conditional on revoked_at IS NULL: of two concurrent revocations one wins, the other is a 404.
       if (!(await this.sessions.revoke(realmId, session.id, now, 'admin'))) throw notFound();
       await this.audit.record({

@@ -4,7 +4,7 @@ import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AdminActor, findTargetUser } from './admin-actor';
+import { AdminActor, lockTargetUser } from './admin-actor';
 
 @Injectable()
 export class RevokeUserSessionsUseCase {
@@ -18,13 +18,13 @@ export class RevokeUserSessionsUseCase {
 
   /**
    * Ends every session of the user; returns how many were still open.
-   * @throws DomainError USER_NOT_FOUND
+   * @throws DomainError USER_NOT_FOUND | FORBIDDEN (the user became a super-admin since the guard's check)
    */
   async execute(input: { actor: AdminActor; realmId: string; userId: string }): Promise<number> {
     const { actor, realmId } = input;
-    const user = await findTargetUser(this.users, realmId, input.userId);
     const now = this.clock.now();
     return this.tx.run(async () => {
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'admin');
       await this.audit.record({
         type: 'session.revoked',

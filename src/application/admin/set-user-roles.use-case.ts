@@ -24,7 +24,7 @@ export class SetUserRolesUseCase {
     const { actor, realmId } = input;
     const now = this.clock.now();
     return this.tx.run(async () => {
-      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       const before = user.roles;
       assertMayGrant(actor, realmId, before, input.roles);
       user.setRoles(input.roles, now);

@@ -26,7 +26,7 @@ export class SuspendUserUseCase {
     const { actor, realmId } = input;
     const now = this.clock.now();
     return this.tx.run(async () => {
-      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       user.suspend(now);
       await this.users.save(user);
       const revoked = await this.sessions.revokeAllForUser(realmId, user.id, now, 'user_suspended');

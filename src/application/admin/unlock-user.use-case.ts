@@ -24,7 +24,7 @@ export class UnlockUserUseCase {
     const { actor, realmId } = input;
     const now = this.clock.now();
     return this.tx.run(async () => {
-      const user = await lockTargetUser(this.users, realmId, input.userId);
+      const user = await lockTargetUser(this.users, actor, realmId, input.userId);
       user.unlock(now);
       await this.users.save(user);
       await this.audit.record({

@@ -111,8 +111,16 @@ export function decideAdmin(caller: AdminCaller, realmId: string, action: AdminA
   if (caller.realmId !== realmId || !caller.roles.includes(REALM_ADMIN)) return { allowed: false, reason: 'not-an-administrator' };
   if (rule.superAdminOnly) return { allowed: false, reason: 'super-admins-only' };
   if (rule.guardsMaster && realmId === MASTER_REALM) return { allowed: false, reason: 'guards-master' };
-  if (rule.target && target?.isSuperAdmin()) return { allowed: false, reason: 'super-admin-target' };
+  if (rule.target && target && protectsTarget(false, target)) return { allowed: false, reason: 'super-admin-target' };
   return { allowed: true, superAdmin: false, hidesSuperAdmins: realmId === MASTER_REALM };
+}
+
+/**
+ * Only a super-admin acts on a super-admin's account or on anything of it. Checked by the admin
+ * guard, and again on the locked row by every write, so a promotion committed in between counts.
+ */
+export function protectsTarget(actorIsSuperAdmin: boolean, target: User): boolean {
+  return !actorIsSuperAdmin && target.isSuperAdmin();
 }
 
 /**

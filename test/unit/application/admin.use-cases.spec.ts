@@ -236,6 +236,21 @@ describe('admin use cases with fakes', () => {
     });
   });
 
+  it('refuses a realm-admin whose target is a super-admin on the locked row, even after the guard let it through', async () => {
+    const promoted = aUser({ realmId: 'master', roles: ['super-admin'] });
+    const sessions = new InMemorySessionRepository();
+    await sessions.insert(openSession(promoted.id, 'master'));
+    const users = new InMemoryUserRepository([promoted]);
+    const suspend = new SuspendUserUseCase(users, sessions, new InMemoryAuditLog(), immediateTransaction, clock);
+    await expect(suspend.execute({ actor: realmAdmin, realmId: 'master', userId: promoted.id })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    expect((await users.findById('master', promoted.id))!.statusAt(clock.now())).toBe('active');
+    expect([...sessions.rows.values()].every((s) => !s.revokedAt)).toBe(true);
+    await suspend.execute({ actor: superAdmin, realmId: 'master', userId: promoted.id });
+    expect((await users.findById('master', promoted.id))!.statusAt(clock.now())).toBe('suspended');
+  });
+
   it('answers USER_NOT_FOUND for a user of another realm', async () => {
     const user = aUser({ realmId: 'acme' });
     const suspend = new SuspendUserUseCase(
