@@ -26,18 +26,45 @@ const row = (term: string, ...value: Child[]) => [h('dt', {}, term), h('dd', {},
 const badge = (text: string, kind: string) => h('span', { class: `badge ${kind}` }, text);
 const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text);
 
+/**
+ * The name and picture form. The picture is an https address shown as a link, not an image: the
+ * console's CSP keeps every image on its own origin.
+ */
+function profileForm(app: App, profile: { firstName: string; lastName: string; avatar: string | null }, saved: () => void) {
+  const first = field('First name', 'firstName', { autocomplete: 'given-name', maxlength: 100, value: profile.firstName });
+  const last = field('Last name', 'lastName', { autocomplete: 'family-name', maxlength: 100, value: profile.lastName });
+  const avatar = field(
+    'Picture address',
+    'avatar',
+    { type: 'url', inputmode: 'url', autocomplete: 'photo', maxlength: 2048, value: profile.avatar ?? '' },
+    'An https:// address of an image; leave it empty for none.',
+  );
+  return form({
+    label: 'Your name and picture',
+    fields: [first, last, avatar],
+    submit: 'Save',
+    onSubmit: async (values) => {
+      await app.client.updateProfile({ firstName: values.firstName, lastName: values.lastName, avatar: values.avatar || null });
+      app.notify('Your profile was saved.');
+      saved();
+    },
+  });
+}
+
 export function profileView(app: App): View {
   const body = h('div');
   const content = h('section', {}, title('Your profile'), body);
-  loading(body, async () => {
+  const render = async (): Promise<Child[]> => {
     const user = await app.client.me();
     const name = `${user.profile.firstName} ${user.profile.lastName}`.trim();
     const alert = liveRegion('error');
+    const picture = user.profile.avatar;
     return [
       h(
         'dl',
         { class: 'facts' },
         row('Name', name || '—'),
+        row('Picture', picture ? h('a', { href: picture, rel: 'noopener noreferrer', target: '_blank' }, 'Open your picture') : 'None'),
         row('Email address', user.email, ' ', user.emailVerified ? badge('Verified', 'ok') : badge('Not verified', 'warn')),
         row(
           'Two-step verification',
@@ -66,8 +93,15 @@ export function profileView(app: App): View {
             alert,
           ),
         ),
+      h(
+        'details',
+        { class: 'panel' },
+        h('summary', {}, 'Change your name or picture'),
+        profileForm(app, user.profile, () => void loading(body, render)),
+      ),
     ];
-  });
+  };
+  void loading(body, render);
   return { title: 'Your profile', content };
 }
 

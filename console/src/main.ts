@@ -10,6 +10,8 @@ import { resetPasswordPage, verifyEmailPage } from './link-pages';
 const params = new URLSearchParams(location.search);
 const askedRealm = params.get('realm');
 const realm = askedRealm && /^[a-z0-9][a-z0-9-]{0,62}$/.test(askedRealm) ? askedRealm : 'default';
+// The realm's display name, written into the page by the service (the realm id when unknown).
+const realmName = document.querySelector<HTMLMetaElement>('meta[name="realm-name"]')?.content || realm;
 const page = location.pathname.replace(/\/+$/, '');
 const onAccount = page === '/account';
 
@@ -37,7 +39,7 @@ const who = h('span', { class: 'who' });
 const header = h(
   'header',
   { class: 'top' },
-  h('a', { class: 'brand', href: app.href('') }, 'Account', realm !== 'default' && h('span', { class: 'realm' }, ` · ${realm}`)),
+  h('a', { class: 'brand', href: app.href('') }, 'Account', h('span', { class: 'realm' }, ` · ${realmName}`)),
 );
 const nav = h('nav', { 'aria-label': 'Account' });
 document.body.replaceChildren(header, nav, main);
@@ -48,7 +50,7 @@ let shown = '';
 function show(key: string, view: View, notice: string | null = null): void {
   const first = shown === '';
   shown = key;
-  document.title = `${view.title} — Account`;
+  document.title = `${view.title} — ${realmName} account`;
   main.replaceChildren(status, view.content);
   say(status, notice);
   if (!first) view.content.querySelector<HTMLElement>('.title')?.focus();
@@ -68,6 +70,7 @@ const VIEWS: Record<string, [string, (app: App) => View]> = {
 };
 
 function signedInChrome(view: string, snapshot: Extract<AuthSnapshot, { status: 'signed-in' }>): void {
+  header.classList.remove('solo');
   who.textContent = snapshot.user?.email ?? '';
   if (!header.contains(who)) {
     const signOut = h(
@@ -98,6 +101,8 @@ function signedInChrome(view: string, snapshot: Extract<AuthSnapshot, { status: 
 }
 
 function signedOutChrome(): void {
+  // Alone above a centred card, the brand is centred on the card's axis.
+  header.classList.add('solo');
   header.querySelector('.account')?.remove();
   nav.replaceChildren();
   nav.hidden = true;

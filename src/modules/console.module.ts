@@ -1,5 +1,6 @@
 import { Logger, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { builtConsoleDir, ConsolePages } from '../adapters/http/console/console-pages';
+import { RealmRepository } from '../application/ports/realm.repository';
 import { AppConfig } from '../config/app-config';
 
 /**
@@ -11,7 +12,10 @@ import { AppConfig } from '../config/app-config';
 export class ConsoleModule implements NestModule {
   private readonly logger = new Logger('Console');
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly realms: RealmRepository,
+  ) {}
 
   configure(consumer: MiddlewareConsumer): void {
     if (!this.config.accountConsole) return;
@@ -22,6 +26,7 @@ export class ConsoleModule implements NestModule {
       return;
     }
     const get = (path: string) => ({ path, method: RequestMethod.GET });
-    consumer.apply(pages.handler()).forRoutes(get('account'), get('account/{*rest}'), get('verify-email'), get('reset-password'));
+    const realmName = async (id: string) => (await this.realms.findById(id))?.name ?? null;
+    consumer.apply(pages.handler(realmName)).forRoutes(get('account'), get('account/{*rest}'), get('verify-email'), get('reset-password'));
   }
 }

@@ -1,12 +1,11 @@
 import { rmSync } from 'node:fs';
-import { Browser, BrowserContext, chromium, Page, Response } from 'playwright-core';
+import { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { createTestApp, TestApp } from '../support/test-app';
 import { PASSWORD, uniqueEmail } from '../support/flows';
 import { AppPageServer, buildClientBundle, expectSecurityKeySignIn, freePort, inPage, startAppPage } from '../support/sdk-app-page';
 
 jest.setTimeout(180_000);
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 type Settled<T> = { value?: T; error?: { code: string; status: number; message: string } };
 
@@ -31,11 +30,7 @@ describe('the client SDK without a bundler, cookie transport', () => {
       env: { CORS_ORIGINS: page.origin, PUBLIC_URL: page.origin, API_URL: api, WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: page.origin },
     });
     await t.app.listen(port, '127.0.0.1');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP localhost 127.0.0.1'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

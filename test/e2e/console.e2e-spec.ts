@@ -1,5 +1,6 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
 import { EmailTemplates } from '../../src/application/mail/email-templates';
 import { buildConsole } from '../support/console-build';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -66,6 +67,17 @@ describe('the account console pages', () => {
       });
     },
   );
+
+  it('names the realm of ?realm= in the page by its display name (escaped), the id for an unknown one', async () => {
+    await t.app.get(CreateRealmUseCase).execute({ id: 'acme-corp', name: 'Acme & "Sons" <Ltd>', actorId: null, ip: null });
+    const meta = async (path: string) => /<meta name="realm-name" content="([^"]*)" \/>/.exec((await t.api().get(path)).text)?.[1];
+    expect(await meta('/account/')).toBe('Default');
+    expect(await meta('/verify-email?token=abc')).toBe('Default');
+    expect(await meta('/account/?realm=acme-corp')).toBe('Acme &amp; &quot;Sons&quot; &lt;Ltd&gt;');
+    expect(await meta('/reset-password?token=abc&realm=acme-corp')).toBe('Acme &amp; &quot;Sons&quot; &lt;Ltd&gt;');
+    expect(await meta('/account/?realm=nowhere')).toBe('nowhere');
+    expect(await meta('/account/?realm=%3Cscript%3E')).toBe('Default');
+  });
 
   it('redirects /account to /account/, keeping the query', async () => {
     const plain = await t.api().get('/account');

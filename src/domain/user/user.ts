@@ -103,7 +103,7 @@ function avatarUrl(value: string | null): string | null {
   } catch {
     url = null;
   }
-  if (!url || url.protocol !== 'https:' || !url.hostname) throw DomainError.validation('avatar', 'must be an https URL or null');
+  if (!url || url.protocol !== 'https:' || !url.hostname) throw DomainError.validation('avatar', 'must be an https URL');
   // Credentials in an address shown to others would leak them.
   if (url.username || url.password) throw DomainError.validation('avatar', 'must not contain credentials');
   if (trimmed.length > MAX_AVATAR_LENGTH) throw DomainError.validation('avatar', `must be at most ${MAX_AVATAR_LENGTH} characters`);

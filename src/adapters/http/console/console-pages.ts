@@ -38,6 +38,16 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/** The page's placeholder for the realm's display name, filled in per request. */
+export const REALM_NAME_META = '<meta name="realm-name" content="" />';
+const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** The display name of a realm, or null when there is no such realm. */
+export type RealmNameLookup = (realmId: string) => Promise<string | null>;
+
+const escapeAttribute = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
 interface Asset {
   type: string;
   body: Buffer;
@@ -46,8 +56,10 @@ interface Asset {
 }
 
 function asset(path: string): Asset {
-  const body = readFileSync(path);
-  const type = TYPES[extname(path)] ?? 'application/octet-stream';
+  return assetOf(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream');
+}
+
+function assetOf(body: Buffer, type: string): Asset {
   const gzip = /^(text\/|image\/svg)/.test(type) && body.length > 512 ? gzipSync(body, { level: 9 }) : null;
   return { type, body, gzip, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
@@ -93,8 +105,29 @@ export class ConsolePages {
     return [...this.assets.keys()];
   }
 
+  /**
+   * The page for the realm of `?realm=` (default `default`), its display name in the
+   * `realm-name` meta element, so every page names the realm without a request of its own. One
+   * rendering per name is kept (names change rarely; at most 100 kept).
+   */
+  private readonly rendered = new Map<string, Asset>();
+  private async pageFor(req: Request, realmName?: RealmNameLookup): Promise<Asset> {
+    const asked = typeof req.query.realm === 'string' && REALM_ID.test(req.query.realm) ? req.query.realm : 'default';
+    const name = (realmName && (await realmName(asked).catch(() => null))) ?? asked;
+    let page = this.rendered.get(name);
+    if (!page) {
+      const html = this.page.body
+        .toString('utf8')
+        .replace(REALM_NAME_META, `<meta name="realm-name" content="${escapeAttribute(name)}" />`);
+      page = assetOf(Buffer.from(html, 'utf8'), this.page.type);
+      if (this.rendered.size >= 100) this.rendered.delete(this.rendered.keys().next().value as string);
+      this.rendered.set(name, page);
+    }
+    return page;
+  }
+
   /** Answers GET and HEAD of the console's paths; anything else goes on to the API (and its 404). */
-  handler(): RequestHandler {
+  handler(realmName?: RealmNameLookup): RequestHandler {
     return (req: Request, res: Response, next: NextFunction) => {
       const path = req.path;
       if (path === '/account') {
@@ -106,7 +139,7 @@ export class ConsolePages {
       if (CONSOLE_PAGES.includes(path)) {
         res.setHeader('Content-Security-Policy', CONSOLE_CSP);
         res.setHeader('Cache-Control', 'no-cache');
-        this.send(req, res, this.page);
+        this.pageFor(req, realmName).then((page) => this.send(req, res, page), next);
         return;
       }
       const found = path.startsWith(CONSOLE_ASSETS) ? this.assets.get(path.slice(CONSOLE_ASSETS.length)) : undefined;
