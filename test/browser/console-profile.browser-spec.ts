@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
@@ -9,6 +10,8 @@ import { freePort } from '../support/sdk-app-page';
 import { createTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(150_000);
+
+const SCREENSHOTS = join(__dirname, '../../test-results/screenshots');
 
 /** The account console's profile page, the realm's name in its header, and the header's place. */
 describe('the account console: profile, realm name, header', () => {
@@ -35,10 +38,16 @@ describe('the account console: profile, realm name, header', () => {
     if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
   });
 
+  /** No serious or critical axe violation in the page; a screenshot of it for a person to look at. */
   async function serious(page: Page, state: string): Promise<void> {
     await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
     const violations = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect({ state, violations }).toEqual({ state, violations: [] });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({
+      path: join(SCREENSHOTS, `profile-${page.viewportSize()?.width}-${state.replaceAll(' ', '-')}.png`),
+      fullPage: true,
+    });
   }
 
   const brand = (page: Page) => page.getByRole('banner').getByRole('link').first();
