@@ -14,6 +14,7 @@ import { PasswordlessModule } from './modules/passwordless.module';
 import { PersistenceModule } from './modules/persistence.module';
 import { RateLimitModule } from './modules/rate-limit.module';
 import { RealmSettingsModule } from './modules/realm-settings.module';
+import { RolesModule } from './modules/roles.module';
 import { TokenTransportModule } from './modules/token-transport.module';
 import { OutboundModule } from './modules/outbound.module';
 import { WebhooksModule } from './modules/webhooks.module';
@@ -37,6 +38,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     PasswordlessModule,
     AccountModule,
     AdminModule,
+    RolesModule,
     HousekeepingModule,
     HttpPipelineModule,
     WebhooksModule,

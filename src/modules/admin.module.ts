@@ -16,6 +16,7 @@ import { ResetUserPasswordUseCase } from '../application/admin/reset-user-passwo
 import { RevokeSessionUseCase } from '../application/admin/revoke-session.use-case';
 import { RevokeUserSessionsUseCase } from '../application/admin/revoke-user-sessions.use-case';
 import { RotateSigningKeysUseCase } from '../application/admin/rotate-signing-keys.use-case';
+import { SetUserAppMetadataUseCase } from '../application/admin/set-user-app-metadata.use-case';
 import { SetUserRolesUseCase } from '../application/admin/set-user-roles.use-case';
 import { SuspendUserUseCase } from '../application/admin/suspend-user.use-case';
 import { UnlockUserUseCase } from '../application/admin/unlock-user.use-case';
@@ -37,6 +38,7 @@ const users = [
   ResetUserPasswordUseCase,
   ResetUserMfaUseCase,
   SetUserRolesUseCase,
+  SetUserAppMetadataUseCase,
 ];
 const sessionsAndEvents = [ListSessionsUseCase, RevokeSessionUseCase, RevokeUserSessionsUseCase, ListEventsUseCase];
 const realmsAndKeys = [ListRealmsUseCase, CreateRealmUseCase, CreateAdminUseCase, RotateSigningKeysUseCase];

@@ -5,6 +5,7 @@ import { MfaCredentialRepository } from '../application/ports/mfa-credential.rep
 import { OneTimeTokenRepository } from '../application/ports/one-time-token.repository';
 import { RealmRepository } from '../application/ports/realm.repository';
 import { RefreshTokenRepository } from '../application/ports/refresh-token.repository';
+import { RoleRepository } from '../application/ports/role.repository';
 import { SessionRepository } from '../application/ports/session.repository';
 import { Transaction } from '../application/ports/transaction';
 import { UserRepository } from '../application/ports/user.repository';
@@ -16,6 +17,7 @@ import { TypeOrmOneTimeTokenRepository } from '../adapters/persistence/typeorm-o
 import { TypeOrmReadinessProbe } from '../adapters/persistence/typeorm-readiness-probe';
 import { TypeOrmRealmRepository } from '../adapters/persistence/typeorm-realm.repository';
 import { TypeOrmRefreshTokenRepository } from '../adapters/persistence/typeorm-refresh-token.repository';
+import { TypeOrmRoleRepository } from '../adapters/persistence/typeorm-role.repository';
 import { TypeOrmServerSecrets } from '../adapters/persistence/typeorm-server-secrets';
 import { TypeOrmSessionRepository } from '../adapters/persistence/typeorm-session.repository';
 import { TypeOrmSigningKeyStore } from '../adapters/persistence/typeorm-signing-key-store';
@@ -31,6 +33,7 @@ const repositories = [
   { provide: OneTimeTokenRepository, useClass: TypeOrmOneTimeTokenRepository },
   { provide: MfaCredentialRepository, useClass: TypeOrmMfaCredentialRepository },
   { provide: LinkedIdentityRepository, useClass: TypeOrmLinkedIdentityRepository },
+  { provide: RoleRepository, useClass: TypeOrmRoleRepository },
 ];
 
 /**

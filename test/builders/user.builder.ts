@@ -13,6 +13,7 @@ export function aUser(overrides: Partial<UserState> = {}): User {
     lockedUntil: null,
     failedLoginCount: 0,
     roles: [],
+    appMetadata: {},
     mfaMethods: [],
     createdAt: now,
     updatedAt: now,

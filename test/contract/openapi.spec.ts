@@ -174,6 +174,7 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
       'mfa',
       'status',
       'roles',
+      'appMetadata',
       'hasPassword',
       'identities',
       'createdAt',

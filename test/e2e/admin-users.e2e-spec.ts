@@ -15,6 +15,7 @@ const USER_SHAPE = {
   mfa: { enabled: expect.any(Boolean), methods: expect.any(Array) },
   status: expect.stringMatching(/^(active|suspended|locked)$/),
   roles: expect.any(Array),
+  appMetadata: {},
   hasPassword: expect.any(Boolean),
   identities: expect.any(Array),
   createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -43,6 +44,7 @@ describe('admin users', () => {
     root = await superAdmin(t);
     admin = await createUser(t, root.accessToken, 'default', { roles: ['realm-admin'] });
     api = adminApi(t, admin.accessToken, 'default');
+    expect((await api.post('/roles').send({ name: 'auditor' })).status).toBe(201);
   });
   afterAll(async () => {
     await t.close();
@@ -102,6 +104,7 @@ describe('admin users', () => {
         mfa: { enabled: false, methods: [] },
         status: 'active',
         roles: [],
+        appMetadata: {},
         hasPassword: true,
         identities: [],
         createdAt: expect.stringMatching(/Z$/),
@@ -264,6 +267,7 @@ describe('admin users', () => {
           mfa: { enabled: false, methods: [] },
           status: 'active',
           roles: ['auditor'],
+          appMetadata: {},
           hasPassword: true,
           identities: [],
           createdAt: expect.any(String),

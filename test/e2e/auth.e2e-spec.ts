@@ -294,6 +294,7 @@ describe('auth: register, login, refresh, logout, me', () => {
           mfa: { enabled: false, methods: [] },
           status: 'active',
           roles: [],
+          appMetadata: {},
           hasPassword: true,
           identities: [],
           createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

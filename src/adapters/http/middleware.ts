@@ -78,7 +78,7 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** The deepest nesting of objects and arrays a body may have (the API's bodies need 4). */
+/** The deepest nesting of objects and arrays a body may have (the API's bodies need 5: app metadata nests 3 levels below `appMetadata`). */
 export const MAX_JSON_DEPTH = 32;
 const TOO_DEEP = 'entity.too.deep';
 

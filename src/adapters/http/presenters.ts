@@ -4,6 +4,7 @@ import { WebauthnCredential } from '../../application/ports/mfa-credential.repos
 import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';
 import { LinkedIdentity } from '../../domain/federation/linked-identity';
 import { Realm } from '../../domain/realm/realm';
+import { Role } from '../../domain/role/role';
 import { Session, SessionLifetime } from '../../domain/session/session';
 import { hasMfa, statusAt, User, UserSummary } from '../../domain/user/user';
 
@@ -62,6 +63,7 @@ export const present = {
       mfa: present.mfa(user),
       status: statusAt(user, now),
       roles: user.roles,
+      appMetadata: user.appMetadata,
       hasPassword: user.hasPassword,
       identities: identities.map((i) => ({ id: i.id, provider: i.provider, email: i.email, linkedAt: i.linkedAt.toISOString() })),
       createdAt: user.createdAt.toISOString(),
@@ -113,6 +115,10 @@ export const present = {
       createdAt: realm.createdAt.toISOString(),
       updatedAt: realm.updatedAt.toISOString(),
     };
+  },
+
+  role(role: Role) {
+    return { name: role.name, description: role.description, builtIn: role.builtIn, createdAt: role.createdAt.toISOString() };
   },
 
   event(event: AuditEvent) {

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { DomainError, FieldError } from '../../domain/errors';
+import { findReservedKey, RESERVED_KEY_MESSAGE } from '../../domain/user/app-metadata';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
@@ -49,5 +50,11 @@ export class AppValidationPipe extends ValidationPipe {
       }
     }
     return super.transform(value, metadata);
+  }
+
+  /** The base class deletes these keys without a word; a request holding one is refused instead. */
+  protected override stripProtoKeys(value: unknown): void {
+    const reserved = findReservedKey(value, '');
+    if (reserved) throw DomainError.validation(reserved, RESERVED_KEY_MESSAGE);
   }
 }

@@ -1,10 +1,11 @@
+import { AppMetadata } from '../../domain/user/app-metadata';
 import { MfaMethod, User, UserStatus, UserSummary } from '../../domain/user/user';
 import { UserRecord } from './records/user.record';
 
 /** Columns a users list shows, aliased to the record's property names, plus the user's MFA methods. */
 export const USER_SUMMARY_COLUMNS = `
   u.id, u.email, u.email_verified AS "emailVerified", u.first_name AS "firstName", u.last_name AS "lastName", u.avatar,
-  u.status, u.locked_until AS "lockedUntil", u.roles, u.created_at AS "createdAt", u.last_login_at AS "lastLoginAt",
+  u.status, u.locked_until AS "lockedUntil", u.roles, u.app_metadata AS "appMetadata", u.created_at AS "createdAt", u.last_login_at AS "lastLoginAt",
   u.password_hash IS NOT NULL AS "hasPassword",
   EXISTS (SELECT 1 FROM totp_credentials t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS "hasTotp",
   EXISTS (SELECT 1 FROM webauthn_credentials w WHERE w.user_id = u.id) AS "hasWebauthn"`;
@@ -38,6 +39,7 @@ export function toUserSummary(row: UserSummaryRow): UserSummary {
     status: row.status as UserStatus,
     lockedUntil: row.lockedUntil ? new Date(row.lockedUntil) : null,
     roles: row.roles ?? [],
+    appMetadata: (row.appMetadata ?? {}) as AppMetadata,
     mfaMethods: mfaMethods(row),
     createdAt: new Date(row.createdAt),
     lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt) : null,
@@ -71,6 +73,7 @@ export function toUserRecord(user: User): UserRecord {
   record.lockedUntil = state.lockedUntil;
   record.failedLoginCount = state.failedLoginCount;
   record.roles = state.roles;
+  record.appMetadata = { ...state.appMetadata };
   record.createdAt = state.createdAt;
   record.updatedAt = state.updatedAt;
   record.lastLoginAt = state.lastLoginAt;

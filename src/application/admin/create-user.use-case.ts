@@ -7,8 +7,10 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { PasswordBlocklist } from '../ports/password-blocklist';
 import { PasswordHasher } from '../ports/password-hasher';
+import { RoleRepository } from '../ports/role.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
+import { assertAssignable } from '../roles/realm-roles';
 import { AdminActor, assertMayGrant } from './admin-actor';
 
 export interface CreateUserInput {
@@ -25,6 +27,7 @@ export interface CreateUserInput {
 export class CreateUserUseCase {
   constructor(
     private readonly users: UserRepository,
+    private readonly roles: RoleRepository,
     private readonly hasher: PasswordHasher,
     private readonly blocklist: PasswordBlocklist,
     private readonly accountEmails: AccountEmails,
@@ -36,7 +39,7 @@ export class CreateUserUseCase {
   /**
    * Creates a user in the realm. With a password it is set (the realm's password policy
    * applies); without one, an invitation email with a link to choose it is queued in the same
-   * transaction.
+   * transaction. Its roles must be built in or defined by the realm.
    * @throws DomainError VALIDATION_FAILED | EMAIL_ALREADY_REGISTERED | FORBIDDEN
    */
   async execute(input: CreateUserInput): Promise<User> {
@@ -64,6 +67,7 @@ export class CreateUserUseCase {
     });
     user.setRoles(roles, now);
     await this.tx.run(async () => {
+      await assertAssignable(this.roles, realm.id, user.roles);
       await this.users.insert(user);
       if (!passwordHash) await this.accountEmails.sendInvitation(realm, user, now);
       await this.audit.record({

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
 import { Session, SessionLocation } from '../../domain/session/session';
+import { isEmptyAppMetadata } from '../../domain/user/app-metadata';
 import { User } from '../../domain/user/user';
 import { AccessTokens } from '../ports/access-tokens';
 import { GeoIp } from '../ports/geo-ip';
@@ -96,6 +97,7 @@ export class SessionIssuer {
         sid: session.id,
         roles: user.roles,
         amr: session.amr,
+        ...(isEmptyAppMetadata(user.appMetadata) ? {} : { app_metadata: user.appMetadata }),
         ...(session.dpopJkt ? { cnf: { jkt: session.dpopJkt } } : {}),
       },
       now,

@@ -7,6 +7,8 @@ export interface AccessTokenClaims {
   sid: string;
   roles: string[];
   amr: string[];
+  /** The user's app metadata; absent when empty. Issued only: the service itself never reads it from a token. */
+  app_metadata?: Readonly<Record<string, unknown>>;
   /** Confirmation (RFC 7800): the thumbprint of the DPoP key a sender-constrained token is bound to (RFC 9449). */
   cnf?: { jkt: string };
 }

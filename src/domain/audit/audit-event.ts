@@ -35,7 +35,10 @@ export type AuditEventType =
   | 'identity.unlinked'
   | 'identity_provider.created'
   | 'identity_provider.updated'
-  | 'identity_provider.deleted';
+  | 'identity_provider.deleted'
+  | 'role.created'
+  | 'role.deleted'
+  | 'user.app_metadata_changed';
 
 // A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
 const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
@@ -75,6 +78,9 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'identity_provider.created': true,
   'identity_provider.updated': true,
   'identity_provider.deleted': true,
+  'role.created': true,
+  'role.deleted': true,
+  'user.app_metadata_changed': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 

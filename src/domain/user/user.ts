@@ -1,11 +1,22 @@
 import { DomainError } from '../errors';
 import { MASTER_REALM } from '../realm/realm';
+import { AppMetadata, parseAppMetadata } from './app-metadata';
 import { Email } from './email';
 
 /** Administers every realm, and the realms themselves; exists only in `master`. */
 export const SUPER_ADMIN = 'super-admin';
 /** Administers its own realm. */
 export const REALM_ADMIN = 'realm-admin';
+
+/** Role names as users hold them and tokens carry them: `teacher`, `billing:read`, `org.admin`. */
+export const ROLE_NAME = /^[a-z][a-z0-9:._-]{0,63}$/;
+
+/**
+ * @throws DomainError VALIDATION_FAILED unless the name matches {@link ROLE_NAME}
+ */
+export function assertRoleName(name: string, field = 'name'): void {
+  if (!ROLE_NAME.test(name)) throw DomainError.validation(field, `"${name}" is not a valid role name (^[a-z][a-z0-9:._-]{0,63}$)`);
+}
 
 export type UserStatus = 'active' | 'suspended' | 'locked';
 export type MfaMethod = 'totp' | 'webauthn';
@@ -29,6 +40,8 @@ export interface UserState {
   lockedUntil: Date | null;
   failedLoginCount: number;
   roles: string[];
+  /** Set by administrators only; carried by access tokens as `app_metadata`. */
+  appMetadata: AppMetadata;
   mfaMethods: MfaMethod[];
   createdAt: Date;
   updatedAt: Date;
@@ -42,7 +55,17 @@ export interface UserState {
 export type UserSummary = Readonly<
   Pick<
     UserState,
-    'id' | 'email' | 'emailVerified' | 'profile' | 'status' | 'lockedUntil' | 'roles' | 'mfaMethods' | 'createdAt' | 'lastLoginAt'
+    | 'id'
+    | 'email'
+    | 'emailVerified'
+    | 'profile'
+    | 'status'
+    | 'lockedUntil'
+    | 'roles'
+    | 'appMetadata'
+    | 'mfaMethods'
+    | 'createdAt'
+    | 'lastLoginAt'
   > & {
     /** False for accounts made by an identity provider or an email code until a password is set. */
     hasPassword: boolean;
@@ -140,6 +163,7 @@ export class User {
       lockedUntil: null,
       failedLoginCount: 0,
       roles: [...new Set(input.roles ?? [])],
+      appMetadata: {},
       mfaMethods: [],
       createdAt: input.now,
       updatedAt: input.now,
@@ -148,7 +172,12 @@ export class User {
   }
 
   static restore(state: UserState): User {
-    return new User({ ...state, profile: { ...state.profile }, roles: [...state.roles], mfaMethods: [...state.mfaMethods] });
+    return new User({
+      ...state,
+      profile: { ...state.profile },
+      roles: [...state.roles],
+      mfaMethods: [...state.mfaMethods],
+    });
   }
 
   get id(): string {
@@ -187,6 +216,9 @@ export class User {
    */
   isAdministrator(): boolean {
     return this.state.roles.includes(REALM_ADMIN) || this.state.roles.includes(SUPER_ADMIN);
+  }
+  get appMetadata(): AppMetadata {
+    return this.state.appMetadata;
   }
   get mfaMethods(): MfaMethod[] {
     return [...this.state.mfaMethods];
@@ -311,13 +343,11 @@ export class User {
   }
 
   /**
-   * Replaces the realm roles.
+   * Replaces the realm roles. Whether the realm has them is the caller's to check.
    * @throws DomainError VALIDATION_FAILED for a malformed role name
    */
   setRoles(roles: string[], now: Date): void {
-    for (const role of roles) {
-      if (!/^[a-z][a-z0-9-]{0,62}$/.test(role)) throw DomainError.validation('roles', `"${role}" is not a valid role name`);
-    }
+    for (const role of roles) assertRoleName(role, 'roles');
     this.state = { ...this.state, roles: [...new Set(roles)], updatedAt: now };
   }
 
@@ -342,6 +372,14 @@ export class User {
     return changed;
   }
 
+  /**
+   * Replaces the app metadata; `{}` clears it.
+   * @throws DomainError VALIDATION_FAILED unless a JSON object of at most 1 KiB serialised, nested at most 3 levels
+   */
+  setAppMetadata(metadata: unknown, now: Date): void {
+    this.state = { ...this.state, appMetadata: parseAppMetadata(metadata), updatedAt: now };
+  }
+
   setMfaMethods(methods: MfaMethod[]): void {
     this.state = { ...this.state, mfaMethods: [...new Set(methods)].sort() as MfaMethod[] };
   }
@@ -351,7 +389,7 @@ export class User {
   }
 
   summary(): UserSummary {
-    const { id, email, emailVerified, profile, status, lockedUntil, roles, mfaMethods, createdAt, lastLoginAt, passwordHash } =
+    const { id, email, emailVerified, profile, status, lockedUntil, roles, appMetadata, mfaMethods, createdAt, lastLoginAt, passwordHash } =
       this.snapshot();
     return {
       id,
@@ -361,6 +399,7 @@ export class User {
       status,
       lockedUntil,
       roles,
+      appMetadata,
       mfaMethods,
       createdAt,
       lastLoginAt,

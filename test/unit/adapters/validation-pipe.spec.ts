@@ -15,6 +15,14 @@ async function failure(metatype: new () => object, body: unknown): Promise<Domai
 }
 
 describe('AppValidationPipe', () => {
+  it('refuses a body holding __proto__, constructor or prototype at any depth, rather than deleting the key silently', async () => {
+    const error = await failure(RegisterDto, JSON.parse('{"email":"a@example.com","password":"p","name":"n","x":[{"__proto__":{}}]}'));
+    expect(error.meta).toEqual({
+      details: [{ field: 'x[0].__proto__', message: 'is a reserved key (__proto__, constructor and prototype are refused)' }],
+    });
+    expect((await failure(RegisterDto, { constructor: 'x' })).meta.details?.[0].field).toBe('constructor');
+  });
+
   it('says a missing field is required, not that it breaks a length rule', async () => {
     const error = await failure(EmailLinkTokenDto, {});
     expect(error.code).toBe('VALIDATION_FAILED');

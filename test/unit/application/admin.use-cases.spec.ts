@@ -7,6 +7,7 @@ import { AppConfig } from '../../../src/config/app-config';
 import { Session } from '../../../src/domain/session/session';
 import { User } from '../../../src/domain/user/user';
 import { aUser } from '../../builders/user.builder';
+import { InMemoryRoleRepository } from '../../fakes/in-memory-role.repository';
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
 import { FixedClock, immediateTransaction, InMemoryAuditLog } from '../../fakes/simple-fakes';
@@ -269,7 +270,7 @@ describe('admin use cases with fakes', () => {
     const member = aUser({ realmId: 'master' });
     const users = new InMemoryUserRepository([member]);
     const audit = new InMemoryAuditLog();
-    const setRoles = new SetUserRolesUseCase(users, audit, immediateTransaction, clock);
+    const setRoles = new SetUserRolesUseCase(users, new InMemoryRoleRepository(users), audit, immediateTransaction, clock);
     await expect(
       setRoles.execute({ actor: realmAdmin, realmId: 'master', userId: member.id, roles: ['super-admin'] }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });

@@ -130,6 +130,7 @@ describe('User', () => {
         'mfaMethods',
         'profile',
         'roles',
+        'appMetadata',
         'status',
       ].sort(),
     );

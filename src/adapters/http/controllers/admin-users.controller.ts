@@ -8,6 +8,7 @@ import { GetUserUseCase } from '../../../application/admin/get-user.use-case';
 import { ListUsersUseCase } from '../../../application/admin/list-users.use-case';
 import { ResetUserMfaUseCase } from '../../../application/admin/reset-user-mfa.use-case';
 import { ResetUserPasswordUseCase } from '../../../application/admin/reset-user-password.use-case';
+import { SetUserAppMetadataUseCase } from '../../../application/admin/set-user-app-metadata.use-case';
 import { SetUserRolesUseCase } from '../../../application/admin/set-user-roles.use-case';
 import { SuspendUserUseCase } from '../../../application/admin/suspend-user.use-case';
 import { UnlockUserUseCase } from '../../../application/admin/unlock-user.use-case';
@@ -16,7 +17,7 @@ import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
 import { User } from '../../../domain/user/user';
 import { AdminAction, CurrentRealm, RealmHeader } from '../decorators';
-import { CreateUserDto, ListUsersQuery, ResetPasswordDto, SetRolesDto, SuspendUserDto } from '../dto/admin.dto';
+import { CreateUserDto, ListUsersQuery, ResetPasswordDto, SetAppMetadataDto, SetRolesDto, SuspendUserDto } from '../dto/admin.dto';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { CurrentAdmin } from '../guards/admin.guard';
 import { present } from '../presenters';
@@ -42,6 +43,7 @@ export class AdminUsersController {
     private readonly resetMfa: ResetUserMfaUseCase,
     private readonly setRoles: SetUserRolesUseCase,
     private readonly listIdentities: ListUserIdentitiesUseCase,
+    private readonly setAppMetadata: SetUserAppMetadataUseCase,
     private readonly clock: Clock,
   ) {}
 
@@ -160,7 +162,7 @@ export class AdminUsersController {
     return this.user(await this.resetMfa.execute({ actor, realmId: realm.id, userId: id }));
   }
 
-  @ApiOperation({ summary: 'Replace a user’s realm roles' })
+  @ApiOperation({ summary: 'Replace a user’s realm roles: each built in or defined by the realm; tokens carry them from the next refresh' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('USER_NOT_FOUND')
   @AdminAction('user.set-roles')
@@ -168,6 +170,21 @@ export class AdminUsersController {
   @HttpCode(200)
   async roles(@Param('id') id: string, @Body() body: SetRolesDto, @CurrentRealm() realm: Realm, @CurrentAdmin() actor: AdminActor) {
     return this.user(await this.setRoles.execute({ actor, realmId: realm.id, userId: id, roles: body.roles }));
+  }
+
+  @ApiOperation({ summary: 'Replace a user’s app metadata; tokens carry it as app_metadata from the next refresh' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiErrors('USER_NOT_FOUND')
+  @AdminAction('user.set-app-metadata')
+  @Put(':id/app-metadata')
+  @HttpCode(200)
+  async appMetadata(
+    @Param('id') id: string,
+    @Body() body: SetAppMetadataDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentAdmin() actor: AdminActor,
+  ) {
+    return this.user(await this.setAppMetadata.execute({ actor, realmId: realm.id, userId: id, appMetadata: body.appMetadata }));
   }
 
   private async user(user: User) {

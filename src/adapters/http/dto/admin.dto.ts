@@ -8,6 +8,7 @@ import {
   IsIn,
   IsInt,
   IsISO8601,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -19,9 +20,10 @@ import type { UserSort } from '../../../application/ports/user.repository';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../../domain/audit/audit-event';
 import type { SessionStatus } from '../../../domain/session/session';
 import type { UserStatus } from '../../../domain/user/user';
+import { ROLE_NAME } from '../../../domain/user/user';
 import { TrimString } from './auth.dto';
 
-const ROLE = /^[a-z][a-z0-9-]{0,62}$/;
+const ROLE_MESSAGE = { each: true, message: 'each role must match ^[a-z][a-z0-9:._-]{0,63}$' };
 const USER_STATUSES: UserStatus[] = ['active', 'suspended', 'locked'];
 const SESSION_STATUSES: SessionStatus[] = ['active', 'flagged'];
 const USER_SORTS: UserSort[] = ['createdAt', '-createdAt', 'email', '-email', 'lastLoginAt', '-lastLoginAt'];
@@ -129,7 +131,7 @@ export class CreateUserDto {
   @IsArray()
   @ArrayMaxSize(32)
   @IsString({ each: true })
-  @Matches(ROLE, { each: true, message: 'each role must match ^[a-z][a-z0-9-]{0,62}$' })
+  @Matches(ROLE_NAME, ROLE_MESSAGE)
   roles?: string[];
 }
 
@@ -150,12 +152,36 @@ export class ResetPasswordDto {
 }
 
 export class SetRolesDto {
-  @ApiProperty({ type: [String], example: ['realm-admin'] })
+  @ApiProperty({ type: [String], example: ['teacher'], description: 'Each built in or defined by the realm (POST /v1/admin/roles)' })
   @IsArray()
   @ArrayMaxSize(32)
   @IsString({ each: true })
-  @Matches(ROLE, { each: true, message: 'each role must match ^[a-z][a-z0-9-]{0,62}$' })
+  @Matches(ROLE_NAME, ROLE_MESSAGE)
   roles: string[];
+}
+
+export class SetAppMetadataDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { schoolId: 'north-42', plan: 'pro' },
+    description: 'Replaces the metadata; `{}` clears it. At most 1 KiB serialised, at most 3 levels of objects or arrays below the top',
+  })
+  @IsObject()
+  appMetadata: Record<string, unknown>;
+}
+
+export class CreateRoleDto {
+  @ApiProperty({ example: 'teacher', pattern: '^[a-z][a-z0-9:._-]{0,63}$' })
+  @IsString()
+  @Matches(ROLE_NAME, { message: 'must match ^[a-z][a-z0-9:._-]{0,63}$' })
+  name: string;
+
+  @ApiPropertyOptional({ example: 'Grades the classes they teach', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
 }
 
 export class CreateRealmDto {

@@ -123,7 +123,14 @@ export class UserView {
   @ApiProperty({ type: ProfileView }) profile: ProfileView;
   @ApiProperty({ type: MfaView }) mfa: MfaView;
   @ApiProperty({ enum: ['active', 'suspended', 'locked'], example: 'active' }) status: string;
-  @ApiProperty({ type: [String], example: [] }) roles: string[];
+  @ApiProperty({ type: [String], example: ['teacher'], description: 'Built-in roles and roles the realm defines' }) roles: string[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { schoolId: 'north-42' },
+    description: 'Set by administrators only; in access tokens as `app_metadata` when not empty',
+  })
+  appMetadata: Record<string, unknown>;
   @ApiProperty({ example: true, description: 'False for accounts made by an identity provider or an email code until a password is set' })
   hasPassword: boolean;
   @ApiProperty({ type: [LinkedIdentityView], description: 'Linked identity-provider accounts' }) identities: LinkedIdentityView[];
@@ -457,3 +464,18 @@ export const METRICS_EXAMPLE = `# HELP identity_logins_total Password logins by 
 # TYPE identity_logins_total counter
 identity_logins_total{outcome="success"} 42
 `;
+
+export class RoleView {
+  @ApiProperty({ example: 'teacher', pattern: '^[a-z][a-z0-9:._-]{0,63}$' }) name: string;
+  @ApiProperty({ type: String, nullable: true, example: 'Grades the classes they teach' }) description: string | null;
+  @ApiProperty({ description: '`realm-admin` (every realm) and `super-admin` (master): neither defined nor deleted' }) builtIn: boolean;
+  @ApiProperty({ ...AT, description: 'For a built-in role, the realm’s' }) createdAt: string;
+}
+
+export class RoleResponse {
+  @ApiProperty({ type: RoleView }) role: RoleView;
+}
+
+export class RolesResponse {
+  @ApiProperty({ type: [RoleView] }) roles: RoleView[];
+}

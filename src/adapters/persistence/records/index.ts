@@ -5,6 +5,7 @@ import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } fr
 import { OneTimeTokenRecord } from './one-time-token.record';
 import { RealmRecord } from './realm.record';
 import { RefreshTokenRecord } from './refresh-token.record';
+import { RoleRecord } from './role.record';
 import { ServerSecretRecord } from './server-secret.record';
 import { SessionRecord } from './session.record';
 import { SigningKeyRecord } from './signing-key.record';
@@ -30,4 +31,5 @@ export const RECORDS = [
   IdentityProviderRecord,
   UserIdentityRecord,
   FederationTokenRecord,
+  RoleRecord,
 ];

@@ -14,6 +14,7 @@ export class UserRecord {
   @Column({ type: 'timestamptz', name: 'locked_until', nullable: true }) lockedUntil: Date | null;
   @Column({ type: 'integer', name: 'failed_login_count' }) failedLoginCount: number;
   @Column({ type: 'text', array: true }) roles: string[];
+  @Column({ type: 'jsonb', name: 'app_metadata' }) appMetadata: object;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
   @Column({ type: 'timestamptz', name: 'last_login_at', nullable: true }) lastLoginAt: Date | null;
