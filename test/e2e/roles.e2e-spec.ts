@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { RealmRolesAndAppMetadata1764237000000 } from '../../migrations/1764237000000-realm-roles-and-app-metadata';
 import { ADMIN_ENV, adminApi, createRealm, createUser, storedEvents, superAdmin, SignedIn } from '../support/admin-flows';
 import { bearer } from '../support/flows';
 import { decodeJwt } from '../support/mfa';
@@ -298,11 +299,18 @@ describe('realm roles and app metadata', () => {
   it('defines, by migration, every role already assigned in each realm, so no assignment is lost', async () => {
     const user = await createUser(t, admin.accessToken, 'school');
     const other = await createUser(t, root.accessToken, 'other');
-    await t.dataSource.undoLastMigration({ transaction: 'each' });
+    const migration = new RealmRolesAndAppMetadata1764237000000();
+    const runner = t.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    await migration.down(runner);
+    await runner.commitTransaction();
     // As an earlier version stored them: any well-formed name, nothing defined.
     await t.dataSource.query(`UPDATE users SET roles = $2 WHERE id = $1`, [user.id, ['legacy-editor', 'realm-admin']]);
     await t.dataSource.query(`UPDATE users SET roles = $2 WHERE id = $1`, [other.id, ['legacy-editor', 'legacy-viewer']]);
-    await t.dataSource.runMigrations({ transaction: 'each' });
+    await runner.startTransaction();
+    await migration.up(runner);
+    await runner.commitTransaction();
+    await runner.release();
     const defined: { realm_id: string; name: string }[] = await t.dataSource.query(
       `SELECT realm_id, name FROM realm_roles WHERE name LIKE 'legacy-%' ORDER BY realm_id, name`,
     );
