@@ -299,18 +299,23 @@ describe('realm roles and app metadata', () => {
   it('defines, by migration, every role already assigned in each realm, so no assignment is lost', async () => {
     const user = await createUser(t, admin.accessToken, 'school');
     const other = await createUser(t, root.accessToken, 'other');
+    await api.post('/roles').send({ name: 'curator' });
+    await createUser(t, admin.accessToken, 'school', { roles: ['curator'] });
     const migration = new RealmRolesAndAppMetadata1764237000000();
     const runner = t.dataSource.createQueryRunner();
+    // One session throughout (the embedded database has one).
     await runner.startTransaction();
-    await migration.down(runner);
-    await runner.commitTransaction();
-    // As an earlier version stored them: any well-formed name, nothing defined.
-    await t.dataSource.query(`UPDATE users SET roles = $2 WHERE id = $1`, [user.id, ['legacy-editor', 'realm-admin']]);
-    await t.dataSource.query(`UPDATE users SET roles = $2 WHERE id = $1`, [other.id, ['legacy-editor', 'legacy-viewer']]);
-    await runner.startTransaction();
-    await migration.up(runner);
-    await runner.commitTransaction();
-    await runner.release();
+    try {
+      await migration.down(runner);
+      // As an earlier version stored them: any well-formed name, nothing defined.
+      await runner.query(`UPDATE users SET roles = $2 WHERE id = $1`, [user.id, ['legacy-editor', 'realm-admin']]);
+      await runner.query(`UPDATE users SET roles = $2 WHERE id = $1`, [other.id, ['legacy-editor', 'legacy-viewer']]);
+      await migration.up(runner);
+      await runner.commitTransaction();
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
     const defined: { realm_id: string; name: string }[] = await t.dataSource.query(
       `SELECT realm_id, name FROM realm_roles WHERE name LIKE 'legacy-%' ORDER BY realm_id, name`,
     );
@@ -321,7 +326,7 @@ describe('realm roles and app metadata', () => {
     ]);
     // Every role held before the upgrade is a defined role after it.
     const names = (await api.get('/roles')).body.roles.map((r: { name: string }) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['realm-admin', 'teacher', 'billing:read', 'legacy-editor']));
+    expect(names).toEqual(expect.arrayContaining(['realm-admin', 'curator', 'legacy-editor']));
     expect((await api.put(`/users/${user.id}/roles`).send({ roles: ['legacy-editor'] })).status).toBe(200);
   });
 });
