@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { RealmRolesAndAppMetadata1764246000000 } from '../../migrations/1764246000000-realm-roles-and-app-metadata';
+import { RealmRolesAndAppMetadata1764290000000 } from '../../migrations/1764290000000-realm-roles-and-app-metadata';
 import { ADMIN_ENV, adminApi, createRealm, createUser, storedEvents, superAdmin, SignedIn } from '../support/admin-flows';
 import { bearer } from '../support/flows';
 import { decodeJwt } from '../support/mfa';
@@ -308,7 +308,7 @@ describe('realm roles and app metadata', () => {
     const other = await createUser(t, root.accessToken, 'other');
     await api.post('/roles').send({ name: 'curator' });
     await createUser(t, admin.accessToken, 'school', { roles: ['curator'] });
-    const migration = new RealmRolesAndAppMetadata1764246000000();
+    const migration = new RealmRolesAndAppMetadata1764290000000();
     const runner = t.dataSource.createQueryRunner();
     // One session throughout (the embedded database has one).
     await runner.startTransaction();

@@ -18,7 +18,7 @@ import { Passwordless1764233000000 } from '../../../migrations/1764233000000-pas
 import { Federation1764240000000 } from '../../../migrations/1764240000000-federation';
 import { KeptListCounts1764262000000 } from '../../../migrations/1764262000000-kept-list-counts';
 import { SessionEndIndexes1764263000000 } from '../../../migrations/1764263000000-session-end-indexes';
-import { RealmRolesAndAppMetadata1764246000000 } from '../../../migrations/1764246000000-realm-roles-and-app-metadata';
+import { RealmRolesAndAppMetadata1764290000000 } from '../../../migrations/1764290000000-realm-roles-and-app-metadata';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -41,7 +41,7 @@ export const MIGRATIONS = [
   Federation1764240000000,
   KeptListCounts1764262000000,
   SessionEndIndexes1764263000000,
-  RealmRolesAndAppMetadata1764246000000,
+  RealmRolesAndAppMetadata1764290000000,
 ];
 
 /**

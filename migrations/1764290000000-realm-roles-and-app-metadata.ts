@@ -12,8 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * other query of `users` behind a long transaction: it fails instead, and the migration can be
  * run again.
  */
-export class RealmRolesAndAppMetadata1764246000000 implements MigrationInterface {
-  name = 'RealmRolesAndAppMetadata1764246000000';
+export class RealmRolesAndAppMetadata1764290000000 implements MigrationInterface {
+  name = 'RealmRolesAndAppMetadata1764290000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
