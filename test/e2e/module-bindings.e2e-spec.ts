@@ -64,7 +64,7 @@ describe('the composition: feature modules', () => {
     expect(adminRouteProblems(routes)).toEqual([]);
   });
 
-  it('refuses to start an app whose admin route lacks its admin action, or whose target has no :id', async () => {
+  it('refuses to start an app whose admin route lacks its own admin action, or whose target has no :id', async () => {
     @Controller('v1/admin/forgotten')
     class ForgottenController {
       @Get()
@@ -80,8 +80,17 @@ describe('the composition: feature modules', () => {
         return id;
       }
     }
+    @AdminAction('users.list')
+    @Controller('v1/admin/users')
+    class InheritingController {
+      @Delete(':id')
+      remove(@Param('id') id: string) {
+        return id;
+      }
+    }
     for (const [controller, problem] of [
       [ForgottenController, 'GET /v1/admin/forgotten declares no @AdminAction'],
+      [InheritingController, "DELETE /v1/admin/users/:id: @AdminAction('users.list') is on its controller"],
       [MisnamedController, "DELETE /v1/admin/users/:userId: 'user.delete' acts on the user or session its :id names"],
     ] as const) {
       const module = await Test.createTestingModule({ controllers: [controller], providers: [AdminRoutesCheck] }).compile();

@@ -11,6 +11,8 @@ export interface DeclaredRoute {
   method: string;
   path: string;
   action: string | undefined;
+  /** An action declared on the whole controller: refused, since every handler there would inherit it. */
+  controllerAction?: string;
 }
 
 function joinPath(...parts: unknown[]): string {
@@ -34,7 +36,8 @@ export function declaredRoutes(modules: ModulesContainer): DeclaredRoute[] {
         routes.push({
           method: RequestMethod[method],
           path: joinPath(base, Reflect.getMetadata(PATH_METADATA, handler)),
-          action: Reflect.getMetadata(ADMIN_ACTION, handler) ?? Reflect.getMetadata(ADMIN_ACTION, controller),
+          action: Reflect.getMetadata(ADMIN_ACTION, handler),
+          controllerAction: Reflect.getMetadata(ADMIN_ACTION, controller),
         });
       }
     }
@@ -46,14 +49,17 @@ const isAdminPath = (path: string) => path === ADMIN_PATH || path.startsWith(`${
 
 /**
  * What is wrong with the admin routes' declarations: a route under /v1/admin without an admin
- * action (it would run unguarded), an action elsewhere or unknown, or an action with a target
- * on a route without the `:id` that names it.
+ * action (it would run unguarded), an action on a controller (its handlers would inherit it,
+ * whatever they do), elsewhere or unknown, or an action with a target on a route without the
+ * `:id` that names it.
  */
 export function adminRouteProblems(routes: DeclaredRoute[]): string[] {
   const problems: string[] = [];
-  for (const { method, path, action } of routes) {
+  for (const { method, path, action, controllerAction } of routes) {
     const route = `${method} ${path}`;
-    if (action === undefined) {
+    if (controllerAction !== undefined) {
+      problems.push(`${route}: @AdminAction('${controllerAction}') is on its controller; declare it on each handler`);
+    } else if (action === undefined) {
       if (isAdminPath(path)) problems.push(`${route} declares no @AdminAction`);
     } else if (!isAdminPath(path)) {
       problems.push(`${route} is not under ${ADMIN_PATH} but declares @AdminAction('${action}')`);
