@@ -53,9 +53,10 @@ export class InMemoryUserRepository extends UserRepository {
     return { failures: user.failedLoginCount, lockedNow: user.statusAt(now) === 'locked' };
   }
 
-  async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
+  async recordSuccessfulLogin(realmId: string, userId: string, now: Date, provenPasswordHash?: string): Promise<void> {
     const user = this.rows.get(userId);
     if (!user || user.realmId !== realmId || !user.canAuthenticate(now)) throw new SignInRefusedError();
+    if (provenPasswordHash !== undefined && user.passwordHash !== provenPasswordHash) throw new SignInRefusedError();
     user.recordSuccessfulLogin(now);
   }
 

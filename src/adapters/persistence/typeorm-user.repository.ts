@@ -22,6 +22,10 @@ const SORTS: Record<UserQuery['sort'], { key: string; order: string }> = {
   '-lastLoginAt': { key: 'last_login_at', order: 'u.last_login_at DESC NULLS LAST, u.id DESC' },
 };
 
+const RECORD_LOGIN = `UPDATE users SET last_login_at = $3, updated_at = $3, failed_login_count = 0, status = 'active', locked_until = NULL
+  WHERE realm_id = $1 AND id = $2
+    AND (status = 'active' OR (status = 'locked' AND locked_until IS NOT NULL AND locked_until <= $3))`;
+
 @Injectable()
 export class TypeOrmUserRepository implements UserRepository {
   constructor(private readonly tx: TypeOrmTransaction) {}
@@ -119,15 +123,13 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   /** Batchable (`TypeOrmTransaction.write`). */
-  async recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void> {
+  async recordSuccessfulLogin(realmId: string, userId: string, now: Date, provenPasswordHash?: string): Promise<void> {
     await this.tx.write(
-      // The account may have been locked (by concurrent wrong passwords, or an administrator) or
-      // suspended while the password was being checked: then nothing of the sign-in is stored.
-      // A lock whose time has passed is lifted.
-      `UPDATE users SET last_login_at = $3, updated_at = $3, failed_login_count = 0, status = 'active', locked_until = NULL
-       WHERE realm_id = $1 AND id = $2
-         AND (status = 'active' OR (status = 'locked' AND locked_until IS NOT NULL AND locked_until <= $3))`,
-      [realmId, userId, now],
+      // The account may have been locked (by concurrent wrong passwords, or an administrator),
+      // suspended, or lost the password just checked while it was being checked: then nothing of
+      // the sign-in is stored. A lock whose time has passed is lifted.
+      provenPasswordHash === undefined ? RECORD_LOGIN : `${RECORD_LOGIN} AND password_hash = $4`,
+      provenPasswordHash === undefined ? [realmId, userId, now] : [realmId, userId, now, provenPasswordHash],
       () => new SignInRefusedError(),
     );
   }

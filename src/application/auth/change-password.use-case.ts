@@ -78,7 +78,9 @@ export class ChangePasswordUseCase {
     return this.tx.run(async () => {
       // Locked for the change: a lock set since the check (other attempts, an administrator) wins.
       const current = await this.users.findByIdForUpdate(input.realm.id, input.userId);
-      if (!current) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+      // The password checked above must still be the account's: a takeover (which clears it) or
+      // another change committed since then ended this caller's sessions.
+      if (!current || current.passwordHash !== user.passwordHash) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
       if (current.statusAt(now) === 'locked') throw accountLocked(current, now);
       current.changePasswordHash(passwordHash, now);
       await this.users.save(current);

@@ -79,6 +79,7 @@ export class LoginUseCase {
       method: 'password',
       multiFactor: false,
       provenDetails: { passwordMatched: true },
+      provenPasswordHash: user.passwordHash,
       dpopJkt,
     });
   }

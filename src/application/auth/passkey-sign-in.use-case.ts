@@ -123,9 +123,10 @@ export class PasskeySignInUseCase {
     const user = credential ? await this.users.findById(realm.id, credential.userId) : null;
     if (!credential || !user) return refuse('unknown_credential');
     if (!credential.passkey) return refuse('not_a_passkey', user, { credentialId: credential.id });
-    // A discoverable credential names its user; it must be the credential's owner (WebAuthn §7.2 step 6).
+    // A discoverable credential names its user; it must be the credential's owner. An assertion
+    // without a readable handle did not come from a discoverable credential (WebAuthn §7.2 step 6).
     const handle = this.relyingParty.userHandleOf(input.response);
-    if (handle !== null && handle !== user.id) return refuse('user_handle', user, { credentialId: credential.id });
+    if (handle !== user.id) return refuse('user_handle', user, { credentialId: credential.id });
 
     const check = await this.relyingParty.verifyAuthentication(input.response, expected, credential, realm.policy.relyingParty);
     if (!check.verified) return refuse(check.reason, user, { credentialId: credential.id });

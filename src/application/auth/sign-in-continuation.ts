@@ -40,13 +40,15 @@ export interface ProvenFirstFactor {
   details?: Record<string, unknown>;
   /** Audited with a refusal that comes after the factor was proven (a password: `{passwordMatched: true}`). */
   provenDetails?: Record<string, unknown>;
+  /** The password hash a password was checked against: the sign-in is stored only while it is still the account's. */
+  provenPasswordHash?: string;
 }
 
 export type SignInOutcome =
   | { kind: 'authenticated'; user: User; tokens: TokenSet; sessionId: string }
   | { kind: 'mfa-required'; user: User; mfaToken: string; methods: MfaMethod[] };
 
-type SessionInput = Pick<ProvenFirstFactor, 'realm' | 'user' | 'client' | 'method' | 'details' | 'dpopJkt'> & {
+type SessionInput = Pick<ProvenFirstFactor, 'realm' | 'user' | 'client' | 'method' | 'details' | 'dpopJkt' | 'provenPasswordHash'> & {
   observation: DeviceObservation;
 };
 
@@ -117,11 +119,12 @@ export class SignInContinuation {
    * second's when one was asked): the sign-in stamp, the session, `mfa.succeeded` (with
    * `mfaDetails`, after a second factor) and `login.succeeded`. Call inside the sign-in's
    * transaction or batch.
-   * @throws SignInRefusedError when the account was locked or suspended meanwhile (nothing is stored)
+   * @throws SignInRefusedError when the account was locked or suspended meanwhile, or lost the
+   *   password the sign-in proved (nothing is stored)
    */
   async openSession(input: SessionInput, amr: string[], now: Date, mfaDetails?: Record<string, unknown>) {
     const { realm, user, client } = input;
-    await this.users.recordSuccessfulLogin(realm.id, user.id, now);
+    await this.users.recordSuccessfulLogin(realm.id, user.id, now, input.provenPasswordHash);
     const opened = await this.issuer.open({ realm, user, client, observation: input.observation, amr, dpopJkt: input.dpopJkt, now });
     const at = { realmId: realm.id, userId: user.id, sessionId: opened.session.id, ip: client.ip, at: now };
     if (mfaDetails) await this.audit.record({ type: 'mfa.succeeded', ...at, details: mfaDetails });

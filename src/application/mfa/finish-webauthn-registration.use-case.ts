@@ -36,7 +36,7 @@ export class FinishWebauthnRegistrationUseCase {
   /**
    * Verifies the attestation for the caller's pending challenge (used up whatever the outcome)
    * and stores the credential. A credential id registered before, to anyone, is refused.
-   * @throws DomainError VALIDATION_FAILED | INVALID_TOKEN
+   * @throws DomainError VALIDATION_FAILED | INVALID_TOKEN (also when the caller's session ended meanwhile)
    */
   async execute(actor: MfaActor & { response: unknown; name?: string }): Promise<WebauthnRegistered> {
     const givenName = actor.name === undefined ? null : credentialName(actor.name);
@@ -61,6 +61,7 @@ export class FinishWebauthnRegistrationUseCase {
     };
     const firstFactor = !user.mfaEnabled;
     const recoveryCodes = await this.tx.run(async () => {
+      await this.account.lockForChange(actor, now);
       await this.credentials.insertWebauthn(credential);
       const codes = firstFactor ? await this.account.issueRecoveryCodes(user.id, now) : null;
       await this.account.record(actor, user, 'mfa.enabled', now, {

@@ -8,6 +8,7 @@ import { AuditLog } from '../ports/audit-log';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { PasswordHasher } from '../ports/password-hasher';
 import { SecureTokens } from '../ports/secure-tokens';
+import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { confirmPasswordUnderLockout } from '../auth/wrong-password';
@@ -31,7 +32,23 @@ export class MfaAccount {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly emails: AccountEmails,
+    private readonly sessions: SessionRepository,
   ) {}
+
+  /**
+   * Locks the caller's account for a change to its factors, then checks the caller's session is
+   * still live: a change that ended every session (an account takeover, a password reset) holds
+   * the same lock, so a request that passed authentication before it cannot add a factor after it.
+   * Call inside the change's transaction.
+   * @throws DomainError INVALID_TOKEN
+   */
+  async lockForChange(actor: MfaActor, now: Date): Promise<User> {
+    const user = await this.users.findByIdForUpdate(actor.realm.id, actor.userId);
+    if (!user || !(await this.sessions.isLive(actor.realm.id, actor.sessionId, now, actor.realm.policy.sessionLifetime))) {
+      throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+    }
+    return user;
+  }
 
   /** Audits a change the signed-in user made to their own factors (in the caller's transaction). */
   async record(

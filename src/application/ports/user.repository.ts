@@ -67,9 +67,11 @@ export abstract class UserRepository {
    * `User.recordSuccessfulLogin` does — only while the account may still sign in. Locked or
    * suspended while its password was being checked, it changes nothing, and the batch or
    * transaction it is part of fails with `SignInRefusedError`: no session is stored. Batchable
-   * (`Transaction.batch`).
+   * (`Transaction.batch`). With `provenPasswordHash`, also only while that is still the account's
+   * password hash: a password cleared (an account takeover) or changed while it was being checked
+   * refuses the sign-in the same way.
    */
-  abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date): Promise<void>;
+  abstract recordSuccessfulLogin(realmId: string, userId: string, now: Date, provenPasswordHash?: string): Promise<void>;
   /** Removes the user with its sessions, credentials and tokens; false when absent. */
   abstract delete(realmId: string, id: string): Promise<boolean>;
   abstract list(query: UserQuery): Promise<{ users: UserSummary[]; total: number }>;
