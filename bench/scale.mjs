@@ -10,7 +10,8 @@
 // Options: --sizes 1000,10000,100000,1000000 (or --users N)   --connections 4  --duration 5  --runs 3  --warmup 1
 //          --only login,me,…   --purge (also the purge under refresh traffic, at the largest size)
 //          --explain (EXPLAIN (ANALYZE, BUFFERS) of every list statement, into the results folder)
-//          --keep (keep the last database: bench_scale)   --reuse (measure the kept database, no seeding)
+//          --keep (keep the last database)   --reuse (measure the kept database, no seeding)
+//          --database bench_scale (its name on the DATABASE_URL server)
 //          --pglite (the embedded database instead of DATABASE_URL)
 // Writes bench/results/scale-<stamp>/scale.json; `node bench/scale-chart.mjs <that file>` draws the chart.
 import bcrypt from 'bcrypt';
@@ -52,6 +53,7 @@ const EXPLAIN = Boolean(option('explain', false));
 const KEEP = Boolean(option('keep', false));
 const REUSE = Boolean(option('reuse', false));
 const PGLITE = Boolean(option('pglite', false));
+const DATABASE = String(option('database', 'bench_scale'));
 const BCRYPT_COST = 10;
 const PASSWORD = 'Bench-Copper-Kettle-2026!';
 const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -259,7 +261,7 @@ async function scenarios(origin, users) {
 
 async function measureSize(users) {
   // A fixed name, so that a seeded database can be kept and measured again (--reuse).
-  const database = benchDatabase('bench_scale');
+  const database = benchDatabase(DATABASE);
   log(`== ${users} users: database ${database.kind} ${database.name}`);
   let server = null;
   let monitor = null;
