@@ -4,6 +4,7 @@
 // Vega renders it to SVG without a browser.
 //
 //   node bench/scale-chart.mjs bench/results/scale-<stamp>/scale.json [more.json …] --out docs/images/scale.svg
+//   node bench/scale-chart.mjs … --table     (also prints the figures as one Markdown table)
 import fs from 'node:fs';
 import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
@@ -63,6 +64,29 @@ const spec = {
   },
   resolve: { scale: { color: 'shared' } },
 };
+
+if (option('table', false)) console.log(table(files.flatMap((file) => JSON.parse(fs.readFileSync(file, 'utf8')).sizes)));
+
+/** Paths as rows, sizes as columns: p50 / p99 ms, and server + PostgreSQL CPU ms per request. */
+function table(sizes) {
+  sizes.sort((a, b) => (a.database === b.database ? a.users - b.users : a.database === 'pglite' ? 1 : -1));
+  const names = [...new Set(sizes.flatMap((s) => s.results.map((r) => r.name)))];
+  const head = sizes.map((s) => `${s.users.toLocaleString('en')}${s.database === 'pglite' ? ' PGlite' : ''}`);
+  const cell = (s, name) => {
+    const r = s.results.find((x) => x.name === name);
+    if (!r) return '';
+    const cpu =
+      s.database === 'pglite'
+        ? `${r.serverCpuMsPerReq.toFixed(1)}`
+        : `${r.serverCpuMsPerReq.toFixed(1)}+${r.databaseCpuMsPerReq.toFixed(1)}`;
+    return `${r.p50} / ${r.p99} (${cpu})`;
+  };
+  return [
+    `| path | ${head.join(' | ')} |`,
+    `| --- | ${head.map(() => '---:').join(' | ')} |`,
+    ...names.map((name) => `| ${name} | ${sizes.map((s) => cell(s, name)).join(' | ')} |`),
+  ].join('\n');
+}
 
 const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
 fs.writeFileSync(OUT, await view.toSVG());

@@ -149,7 +149,8 @@ export async function seedScale(db, { users, passwordHash, template, log }) {
          FROM generate_series($8::int, $9::int) AS s,
               LATERAL (SELECT s % $1 AS u) uu,
               LATERAL (SELECT CASE WHEN s < $1 THEN now() - make_interval(secs => 3600 + (s * 37) % 518400)
-                                   ELSE now() - make_interval(secs => 70 * ${DAY} - (s * 37) % (30 * ${DAY})) END AS created) c,
+                                   WHEN s < 2 * $1 THEN now() - make_interval(secs => 70 * ${DAY} - (s * 37) % (30 * ${DAY}))
+                                   ELSE now() - make_interval(secs => 100 * ${DAY} - (s * 37) % (30 * ${DAY})) END AS created) c,
               LATERAL (SELECT CASE WHEN s < $1 THEN now() - make_interval(secs => (s * 37) % 3600)
                                    WHEN s < 2 * $1 THEN c.created + interval '1 hour'
                                    ELSE c.created + interval '29 days' END AS active) a`,
