@@ -12,20 +12,18 @@ import { TypeOrmTransaction } from './typeorm-transaction';
 export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
   constructor(private readonly tx: TypeOrmTransaction) {}
 
-  async purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number> {
-    // Three ways to end, each read through its own index; refresh tokens go by ON DELETE CASCADE.
+  async purgeEndedSessions(endedBefore: Date, _idleTimeoutSeconds: number, limit: number): Promise<number> {
+    // Sessions that ended by time were closed — marked revoked at their end — by
+    // closeEndedSessions, earlier in the same housekeeping run: every ended session is a revoked
+    // one here, found through sessions_ended_idx. (Looking for open ones past their end through
+    // sessions_expires_idx read the end of every closed session too: 0.3–1.3 s per batch at
+    // 3,000,000 sessions.) Refresh tokens go by ON DELETE CASCADE.
     return this.count(
-      `WITH doomed AS (
-         (SELECT id FROM sessions WHERE revoked_at < $1 LIMIT $3)
-         UNION
-         (SELECT id FROM sessions WHERE revoked_at IS NULL AND expires_at < $1 LIMIT $3)
-         UNION
-         (SELECT id FROM sessions WHERE revoked_at IS NULL
-             AND last_active_at < $1::timestamptz - make_interval(secs => $2) LIMIT $3)
-         LIMIT $3
-       ), gone AS (DELETE FROM sessions WHERE id IN (SELECT id FROM doomed) RETURNING 1)
+      `WITH gone AS (
+         DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE revoked_at < $1 LIMIT $2)
+         RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [endedBefore, idleTimeoutSeconds, limit],
+      [endedBefore, limit],
     );
   }
 

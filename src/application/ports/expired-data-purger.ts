@@ -14,7 +14,8 @@ export abstract class ExpiredDataPurger {
   abstract closeEndedSessions(realmId: string, now: Date, lifetime: SessionLifetime, limit: number): Promise<number>;
   /**
    * Sessions that ended before `endedBefore` — revoked, idle longer than `idleTimeoutSeconds`,
-   * or past their absolute lifetime — together with their refresh tokens.
+   * or past their absolute lifetime — together with their refresh tokens. Those that ended by
+   * time are found once `closeEndedSessions` has closed them.
    */
   abstract purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number>;
   /** One-time tokens (email verification, password reset, MFA challenges) used or expired before `spentBefore`. */
