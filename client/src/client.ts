@@ -18,10 +18,13 @@ import type {
   User,
 } from './types.js';
 
-/** The two functions of `@simplewebauthn/browser` the client uses. */
+/** The functions of `@simplewebauthn/browser` the client uses. */
 export interface WebAuthnBrowser {
-  startAuthentication(options: { optionsJSON: never }): Promise<unknown>;
+  startAuthentication(options: { optionsJSON: never; useBrowserAutofill?: boolean }): Promise<unknown>;
   startRegistration(options: { optionsJSON: never }): Promise<unknown>;
+  /** For passkey autofill: aborting the pending request. */
+  WebAuthnAbortService?: { cancelCeremony(): void };
+  browserSupportsWebAuthnAutofill?(): Promise<boolean>;
 }
 
 export interface IdentityClientOptions {
@@ -69,6 +72,7 @@ type Access = { token: string; expiresAt: number };
 type Pending = { mfaToken: string; reason: 'sign-in' | 'step-up'; methods: MfaMethod[] | null; sessionId: string | null };
 type Claims = { sub: string; sid: string; amr?: string[]; iat: number; exp: number; cnf?: { jkt: string } };
 type Json = Record<string, unknown>;
+type PasskeyFlow = ReturnType<typeof import('./passkeys.js').passkeySignIn<SignInResult>>;
 
 /** After a tab rotates, it keeps the lock this long so that other tabs see its news before they decide. */
 const SETTLE_MS = 50;
@@ -76,6 +80,14 @@ const SETTLE_MS = 50;
 const HELLO_MS = 100;
 const AUTH = '/api/v1/auth';
 const LOADING: AuthSnapshot = Object.freeze({ status: 'loading' });
+/** How long the code verifier of an emailed sign-in link is kept (the link lives 10 minutes). */
+const LINK_VERIFIER_MS = 15 * 60_000;
+
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 function claimsOf(token: string): Claims {
   const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
@@ -473,6 +485,30 @@ export function createIdentityClient(options: IdentityClientOptions) {
     }
   }
 
+  /** The passkey flows, loaded with the WebAuthn library on first use. */
+  let passkeyFlow: Promise<PasskeyFlow> | null = null;
+  const passkeys = () =>
+    (passkeyFlow ??= import('./passkeys.js').then(({ passkeySignIn }) =>
+      passkeySignIn<SignInResult>({
+        browser: async () => {
+          const lib = await loadWebauthn();
+          return {
+            startAuthentication: lib.startAuthentication,
+            cancelCeremony: () => lib.WebAuthnAbortService?.cancelCeremony(),
+            browserSupportsWebAuthnAutofill: lib.browserSupportsWebAuthnAutofill,
+          };
+        },
+        challenge: () => call('POST', '/passkeys/options', {}) as Promise<never>,
+        verify: (challengeId, response) => loginStep('/passkeys/verify', { challengeId, response }),
+      }),
+    ));
+  const ceremony = <T>(work: Promise<T>) =>
+    work.catch((cause: unknown) => {
+      if (cause instanceof IdentityError) throw cause;
+      throw new IdentityError('WEBAUTHN_FAILED', (cause as Error)?.message || 'The WebAuthn ceremony failed', { cause });
+    });
+  const linkKey = `identity:${realm}:email-link`;
+
   const mfaResult = (answer: Json) => {
     const mfa = answer.mfa as MfaSummary;
     knownMethods = mfa.methods;
@@ -544,6 +580,79 @@ export function createIdentityClient(options: IdentityClientOptions) {
       }
     },
 
+    passkeys: {
+      /**
+       * Offers the user's passkeys in the browser's autofill of an `<input autocomplete="username webauthn">`
+       * (`mediation: "conditional"`); `result` settles with the sign-in when one is picked, or null
+       * once stopped or where the browser has no passkey autofill. The request renews its challenge
+       * before it expires, so a page may stay open; call `stop()` when leaving the page.
+       */
+      autofill(): { result: Promise<SignInResult | null>; stop(): void } {
+        let stop: (() => void) | null = null;
+        let stopped = false;
+        const result = ceremony(
+          ready.then(passkeys).then((flow) => {
+            if (stopped) return null;
+            const request = flow.autofill();
+            stop = request.stop;
+            return request.result;
+          }),
+        );
+        return { result, stop: () => ((stopped = true), stop?.()) };
+      },
+      /** Signs in with a passkey from a button: the autofill request, if any, is aborted first (one request at a time). */
+      signIn: (): Promise<SignInResult> => ceremony(ready.then(passkeys).then((flow) => flow.modal())),
+      /** Registers a passkey (discoverable, user-verified) for the signed-in user: it signs in without a password. */
+      register: (input: { name?: string } = {}) => client.mfa.addSecurityKey({ ...input, passkey: true }),
+    },
+
+    emailCode: {
+      /**
+       * Emails a sign-in code (always answers alike, known address or not). With `returnTo`, the
+       * email also holds a link to that page, which works only in this browser: it keeps the
+       * link's code verifier.
+       */
+      async send(email: string, options: { returnTo?: string } = {}): Promise<void> {
+        let link = {};
+        if (options.returnTo) {
+          const codeVerifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+          const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier)));
+          localStorage.setItem(linkKey, JSON.stringify({ codeVerifier, until: Date.now() + LINK_VERIFIER_MS }));
+          link = { returnTo: options.returnTo, codeChallenge: base64url(digest) };
+        }
+        await call('POST', '/email-code', { email, ...link });
+      },
+      /** Signs in with the emailed code. */
+      async verify(email: string, code: string): Promise<SignInResult> {
+        await ready;
+        return loginStep('/email-code/verify', { email, code });
+      },
+      /**
+       * On the page the link opens: signs in with its `email_token` and this browser's verifier, and
+       * takes the token out of the address bar. Null when the URL has no token. In another browser
+       * nothing is sent (`EMAIL_LINK_OTHER_BROWSER`): ask for the code instead.
+       */
+      async completeLink(url: string = location.href): Promise<SignInResult | null> {
+        const parsed = new URL(url);
+        const token = parsed.searchParams.get('email_token');
+        if (!token) return null;
+        if (typeof location !== 'undefined' && url === location.href) {
+          parsed.searchParams.delete('email_token');
+          history.replaceState(history.state, '', parsed.pathname + parsed.search + parsed.hash);
+        }
+        const kept = JSON.parse(localStorage.getItem(linkKey) ?? 'null') as { codeVerifier: string; until: number } | null;
+        if (!kept || kept.until < Date.now()) {
+          throw new IdentityError(
+            'EMAIL_LINK_OTHER_BROWSER',
+            'This link works only in the browser where it was asked for: enter the code instead',
+          );
+        }
+        localStorage.removeItem(linkKey);
+        await ready;
+        return loginStep('/email-code/verify', { token, codeVerifier: kept.codeVerifier });
+      },
+    },
+
     /** Ends the session on the service and in every tab. Never throws: the local session ends regardless. */
     async signOut(): Promise<void> {
       await ready;
@@ -573,8 +682,8 @@ export function createIdentityClient(options: IdentityClientOptions) {
     /** Changes the user's own name or avatar (an https URL; `null` removes it); omitted fields stay. */
     updateProfile: (changes: { firstName?: string; lastName?: string; avatar?: string | null }) =>
       authed('PATCH', '/me', changes).then((answer) => answer.user as User),
-    /** Changes the password; the user's other sessions end. */
-    changePassword: (input: { currentPassword: string; newPassword: string }) =>
+    /** Changes the password (an account without one sets its first without `currentPassword`); the user's other sessions end. */
+    changePassword: (input: { currentPassword?: string; newPassword: string }) =>
       authed('POST', '/password/change', input).then(() => undefined),
 
     sessions: {
@@ -597,23 +706,26 @@ export function createIdentityClient(options: IdentityClientOptions) {
       /** Confirms TOTP with a current code; recovery codes come when it is the first factor. */
       confirmTotp: (code: string) =>
         authed('POST', '/mfa/totp/confirm', { code }).then(mfaResult) as Promise<{ mfa: MfaSummary; recoveryCodes?: string[] }>,
-      disableTotp: (password: string) => authed('DELETE', '/mfa/totp', { password }).then((answer) => mfaResult(answer).mfa as MfaSummary),
+      /** `password`: omitted by an account without one (it needs a sign-in within the last 10 minutes instead). */
+      disableTotp: (password?: string) => authed('DELETE', '/mfa/totp', { password }).then((answer) => mfaResult(answer).mfa as MfaSummary),
       /** Registers a security key or passkey: runs the browser ceremony. */
-      async addSecurityKey(input: { name?: string } = {}) {
+      async addSecurityKey(input: { name?: string; passkey?: boolean } = {}) {
         const optionsJSON = await authed('POST', '/mfa/webauthn/register/options', input);
         const response = await webauthnResponse((browser, o) => browser.startRegistration({ optionsJSON: o }), optionsJSON);
-        return mfaResult(await authed('POST', '/mfa/webauthn/register/verify', { response, ...input })) as {
+        return mfaResult(
+          await authed('POST', '/mfa/webauthn/register/verify', { response, ...(input.name ? { name: input.name } : {}) }),
+        ) as {
           credential: { id: string; name: string; createdAt: string };
           mfa: MfaSummary;
           recoveryCodes?: string[];
         };
       },
-      removeSecurityKey: (credentialId: string, password: string) =>
+      removeSecurityKey: (credentialId: string, password?: string) =>
         authed('DELETE', `/mfa/webauthn/${encodeURIComponent(credentialId)}`, { password }).then(
           (answer) => mfaResult(answer).mfa as MfaSummary,
         ),
       /** New recovery codes; the previous ones stop working. */
-      regenerateRecoveryCodes: (password: string) =>
+      regenerateRecoveryCodes: (password?: string) =>
         authed('POST', '/mfa/recovery-codes', { password }).then((answer) => answer.recoveryCodes as string[]),
     },
 

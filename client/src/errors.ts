@@ -34,9 +34,11 @@ export type ApiErrorCode =
  * Failures found on the client's side, with `status` 0:
  * - `NETWORK_ERROR`: the request did not get an answer, or the answer was not the service's JSON;
  * - `NOT_SIGNED_IN`: an authenticated call without a session (or with a step-up pending);
- * - `WEBAUTHN_FAILED`: the browser's WebAuthn ceremony was cancelled or failed (`cause` holds why).
+ * - `WEBAUTHN_FAILED`: the browser's WebAuthn ceremony was cancelled or failed (`cause` holds why);
+ * - `EMAIL_LINK_OTHER_BROWSER`: a sign-in link opened in a browser that did not ask for it (nothing
+ *   was sent: the link stays usable where it was asked for, and the emailed code works anywhere).
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'NOT_SIGNED_IN' | 'WEBAUTHN_FAILED';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'NOT_SIGNED_IN' | 'WEBAUTHN_FAILED' | 'EMAIL_LINK_OTHER_BROWSER';
 
 export type ErrorCode = ApiErrorCode | ClientErrorCode;
 

@@ -28,7 +28,8 @@ export interface MfaSummary {
 }
 
 export interface MfaStatus extends MfaSummary {
-  webauthnCredentials: { id: string; name: string; createdAt: string; lastUsedAt: string | null }[];
+  /** `passkey`: registered as a passkey, it signs in on its own. */
+  webauthnCredentials: { id: string; name: string; passkey: boolean; createdAt: string; lastUsedAt: string | null }[];
   recoveryCodesRemaining: number;
 }
 

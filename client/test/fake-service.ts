@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** An unsigned JWT with the claims the client reads. */
 export function fakeJwt(claims: Record<string, unknown>): string {
@@ -28,6 +28,12 @@ export class FakeService {
   private readonly current = new Map<string, string>(); // sid -> current refresh token
   private readonly spent = new Set<string>();
   private readonly bySid = new Map<string, string>(); // mfaToken -> sid
+  /** The `timeout` of passkey options (the challenge's lifetime), in milliseconds. */
+  passkeyTimeoutMs = 300_000;
+  /** Passkey challenges handed out and not yet answered. */
+  readonly passkeyChallenges = new Set<string>();
+  /** The code challenge of the last emailed link, by link token. */
+  readonly emailLinks = new Map<string, string>();
 
   readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
@@ -101,6 +107,27 @@ export class FakeService {
         if (!claims) return error(401, 'INVALID_TOKEN');
         if (this.expiredEarly.has(token) || Math.floor(Date.now() / 1000) >= claims.exp) return error(401, 'TOKEN_EXPIRED');
         return { status: 200, body: { user: { ...user, profile: {}, mfa: { enabled: false, methods: [] } } } };
+      }
+      case 'POST /passkeys/options': {
+        const challengeId = randomUUID();
+        this.passkeyChallenges.add(challengeId);
+        const options = { challenge: randomBytes(32).toString('base64url'), timeout: this.passkeyTimeoutMs, userVerification: 'required' };
+        return { status: 200, body: { challengeId, options } };
+      }
+      case 'POST /passkeys/verify': {
+        if (!this.passkeyChallenges.delete(body.challengeId as string)) return error(401, 'INVALID_CREDENTIALS');
+        return { status: 200, body: { user, tokens: this.tokens(randomUUID(), ['hwk', 'mfa']), requiresMfa: false } };
+      }
+      case 'POST /email-code': {
+        if (body.returnTo) this.emailLinks.set(`link-${this.emailLinks.size + 1}`, body.codeChallenge as string);
+        return { status: 202, body: { success: true } };
+      }
+      case 'POST /email-code/verify': {
+        const challenge = body.token ? this.emailLinks.get(body.token as string) : undefined;
+        const linkOk = challenge !== undefined && createHash('sha256').update(String(body.codeVerifier)).digest('base64url') === challenge;
+        if (body.token) this.emailLinks.delete(body.token as string);
+        if (!linkOk && body.code !== '12345678') return error(401, 'INVALID_CREDENTIALS');
+        return { status: 200, body: { user, tokens: this.tokens(randomUUID(), ['email']), requiresMfa: false } };
       }
       default:
         return error(404, 'NOT_FOUND');
