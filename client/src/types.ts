@@ -18,6 +18,8 @@ export interface User {
   mfa: MfaSummary;
   status: 'active' | 'suspended' | 'locked';
   roles: string[];
+  /** False for an account made by an email code or an identity provider until it sets a password. */
+  hasPassword: boolean;
   createdAt: string;
   lastLoginAt: string | null;
 }

@@ -1,5 +1,5 @@
 // Signed in: profile and email status, sessions, security (password, TOTP, security keys, recovery codes).
-import type { MfaStatus, Session } from '../../client/src/index';
+import type { MfaStatus, Session, User } from '../../client/src/index';
 import type { App, View } from './app';
 import { action, type Child, field, form, h, liveRegion, say, time, title } from './dom';
 import { describeError, PASSWORD_HINT } from './messages';
@@ -102,7 +102,58 @@ export function profileView(app: App): View {
     ];
   };
   void loading(body, render);
+  void passkeyOffer(app).then((offer) => offer && content.append(offer));
   return { title: 'Your profile', content };
+}
+
+const OFFER_DISMISSED = 'identity:passkey-offer-dismissed';
+
+/**
+ * After a password sign-in on a device that can make passkeys (a platform authenticator with user
+ * verification), and while the account has none: an offer to create one. "Not now" is remembered.
+ */
+async function passkeyOffer(app: App): Promise<HTMLElement | null> {
+  const snapshot = app.client.getSnapshot();
+  if (snapshot.status !== 'signed-in' || !snapshot.amr.includes('pwd') || localStorage.getItem(OFFER_DISMISSED)) return null;
+  const capable = await globalThis.PublicKeyCredential?.isUserVerifyingPlatformAuthenticatorAvailable?.().catch(() => false);
+  if (!capable) return null;
+  const status = await app.client.mfa.status().catch(() => null);
+  if (!status || status.webauthnCredentials.some((c) => c.passkey)) return null;
+  const alert = liveRegion('error');
+  const panel: HTMLElement = h(
+    'section',
+    { class: 'panel offer', 'aria-labelledby': 'passkey-offer' },
+    h('h2', { id: 'passkey-offer', tabindex: -1 }, 'Sign in faster with a passkey'),
+    h('p', {}, 'This device can keep a passkey: next time, sign in with your fingerprint, face or device PIN instead of your password.'),
+    alert,
+    h(
+      'div',
+      { class: 'actions' },
+      action(
+        'Create a passkey',
+        async () => {
+          const result = await app.client.passkeys.register();
+          panel.remove();
+          app.notify(`Created the passkey “${result.credential.name}”. It signs you in on this device.`);
+        },
+        alert,
+        { class: 'primary' },
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => {
+            localStorage.setItem(OFFER_DISMISSED, '1');
+            panel.remove();
+          },
+        },
+        'Not now',
+      ),
+    ),
+  );
+  return panel;
 }
 
 const flagReason = (session: Session) =>
@@ -196,6 +247,10 @@ export function sessionsView(app: App): View {
 const passwordField = (label = 'Your password', name = 'password') =>
   field(label, name, { type: 'password', autocomplete: 'current-password', required: true });
 
+/** What confirms a removal: the password, or for an account without one, a recent sign-in (no field). */
+const confirmation = (hasPassword: boolean) => (hasPassword ? [passwordField()] : []);
+const RECENT_SIGN_IN = h('p', { class: 'muted' }, 'Without a password, this needs a sign-in within the last 10 minutes.');
+
 export function securityView(app: App): View {
   const body = h('div', { class: 'stack' });
   const content = h('section', {}, title('Security'), body);
@@ -270,38 +325,104 @@ export function securityView(app: App): View {
     heading.focus();
   };
 
+  let hasPassword = true;
+
   const render = async (): Promise<Child[]> => {
-    const status: MfaStatus = await app.client.mfa.status();
+    const [status, me]: [MfaStatus, User] = await Promise.all([app.client.mfa.status(), app.client.me()]);
+    hasPassword = me.hasPassword !== false;
     const totp = status.methods.includes('totp');
 
     const current = passwordField('Current password', 'currentPassword');
     const next = field(
-      'New password',
+      hasPassword ? 'New password' : 'Password',
       'newPassword',
       { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, maxlength: 128 },
       PASSWORD_HINT,
     );
     const changePassword = form({
-      label: 'Change your password',
-      fields: [current, next],
-      submit: 'Change password',
+      label: hasPassword ? 'Change your password' : 'Set a password',
+      intro: hasPassword
+        ? undefined
+        : h('p', {}, 'This account has no password: you sign in with a passkey or an emailed code. You may add one.'),
+      fields: hasPassword ? [current, next] : [next],
+      submit: hasPassword ? 'Change password' : 'Set password',
       onSubmit: async (values) => {
-        await app.client.changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword });
-        app.notify('Your password was changed. Your other sessions were signed out.');
+        await app.client.changePassword(
+          hasPassword ? { currentPassword: values.currentPassword, newPassword: values.newPassword } : { newPassword: values.newPassword },
+        );
+        app.notify(hasPassword ? 'Your password was changed. Your other sessions were signed out.' : 'Your password is set.');
         reload('password');
       },
     });
 
     return [
       section('password', 'Password', changePassword),
+      section('passkeys', 'Passkeys', ...passkeys(status)),
       section('totp', 'Authenticator app', ...(totp ? totpOn() : totpOff())),
-      section('keys', 'Security keys and passkeys', ...keys(status)),
+      section('keys', 'Security keys', ...keys(status)),
       section('recovery', 'Recovery codes', ...recovery(status)),
     ];
   };
 
+  /** One credential in a list, with its removal (confirmed by the password, or a recent sign-in). */
+  const credentialItem = (credential: MfaStatus['webauthnCredentials'][number], section: string) =>
+    h(
+      'li',
+      { class: 'key' },
+      h('h3', {}, credential.name),
+      h('p', { class: 'muted' }, 'Added ', time(credential.createdAt), ' · last used ', time(credential.lastUsedAt, true)),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Remove', hidden(` ${credential.name}`)),
+        form({
+          label: `Remove ${credential.name}`,
+          intro: hasPassword ? undefined : RECENT_SIGN_IN.cloneNode(true),
+          fields: confirmation(hasPassword),
+          submit: credential.passkey ? 'Remove this passkey' : 'Remove this key',
+          submitClass: 'danger',
+          onSubmit: async (values) => {
+            await app.client.mfa.removeSecurityKey(credential.id, values.password);
+            app.notify(`Removed “${credential.name}”.`);
+            reload(section);
+          },
+        }),
+      ),
+    );
+
+  const passkeys = (status: MfaStatus): Child[] => {
+    const alert = liveRegion('error');
+    const mine = status.webauthnCredentials.filter((c) => c.passkey);
+    const add = action(
+      'Create a passkey',
+      async () => {
+        const result = await app.client.passkeys.register();
+        app.notify(`Created the passkey “${result.credential.name}”.`);
+        if (result.recoveryCodes) showCodes(result.recoveryCodes, 'Your passkey is created.');
+        else reload('passkeys');
+      },
+      alert,
+      { class: 'primary' },
+    );
+    return [
+      h(
+        'p',
+        {},
+        'A passkey signs you in with your fingerprint, face or device PIN — no password, nothing to type. Your phone, computer or password manager keeps it.',
+      ),
+      alert,
+      mine.length > 0
+        ? h(
+            'ul',
+            { class: 'keys', 'aria-label': 'Your passkeys' },
+            mine.map((c) => credentialItem(c, 'passkeys')),
+          )
+        : h('p', { class: 'muted' }, 'No passkey yet.'),
+      add,
+    ];
+  };
+
   const totpOn = (): Child[] => {
-    const password = passwordField();
     return [
       h('p', {}, badge('On', 'ok'), ' Sign-ins ask for a code from your authenticator app.'),
       h(
@@ -310,7 +431,8 @@ export function securityView(app: App): View {
         h('summary', {}, 'Turn off the authenticator app'),
         form({
           label: 'Turn off the authenticator app',
-          fields: [password],
+          intro: hasPassword ? undefined : RECENT_SIGN_IN.cloneNode(true),
+          fields: confirmation(hasPassword),
           submit: 'Turn off',
           submitClass: 'danger',
           onSubmit: async (values) => {
@@ -392,9 +514,9 @@ export function securityView(app: App): View {
       'Helps you tell your keys apart. Optional.',
     );
     const add = form({
-      label: 'Add a security key or passkey',
+      label: 'Add a security key',
       fields: [name],
-      submit: 'Add a security key or passkey',
+      submit: 'Add a security key',
       onSubmit: async (values) => {
         const result = await app.client.mfa.addSecurityKey(values.name ? { name: values.name } : {});
         app.notify(`Added “${result.credential.name}”.`);
@@ -402,44 +524,19 @@ export function securityView(app: App): View {
         else reload('keys');
       },
     });
-    const list = status.webauthnCredentials.map((credential) => {
-      const password = passwordField();
-      return h(
-        'li',
-        { class: 'key' },
-        h('h3', {}, credential.name),
-        h('p', { class: 'muted' }, 'Added ', time(credential.createdAt), ' · last used ', time(credential.lastUsedAt, true)),
-        h(
-          'details',
-          {},
-          h('summary', {}, 'Remove', hidden(` ${credential.name}`)),
-          form({
-            label: `Remove ${credential.name}`,
-            fields: [password],
-            submit: `Remove this key`,
-            submitClass: 'danger',
-            onSubmit: async (values) => {
-              await app.client.mfa.removeSecurityKey(credential.id, values.password);
-              app.notify(`Removed “${credential.name}”.`);
-              reload('keys');
-            },
-          }),
-        ),
-      );
-    });
+    const list = status.webauthnCredentials.filter((c) => !c.passkey).map((c) => credentialItem(c, 'keys'));
     return [
-      h('p', {}, 'A USB or NFC security key, or a passkey kept by your phone or computer, confirms sign-ins with a touch.'),
+      h('p', {}, 'A USB or NFC security key confirms sign-ins with a touch, after the password.'),
       alert,
       list.length > 0
-        ? h('ul', { class: 'keys', 'aria-label': 'Your security keys and passkeys' }, list)
-        : h('p', { class: 'muted' }, 'No security key or passkey yet.'),
+        ? h('ul', { class: 'keys', 'aria-label': 'Your security keys' }, list)
+        : h('p', { class: 'muted' }, 'No security key yet.'),
       add,
     ];
   };
 
   const recovery = (status: MfaStatus): Child[] => {
     if (!status.enabled) return [h('p', { class: 'muted' }, 'Recovery codes come with your first second factor.')];
-    const password = passwordField();
     return [
       h('p', {}, `You have ${status.recoveryCodesRemaining} unused recovery code${status.recoveryCodesRemaining === 1 ? '' : 's'}.`),
       h(
@@ -448,8 +545,13 @@ export function securityView(app: App): View {
         h('summary', {}, 'Get new recovery codes'),
         form({
           label: 'Get new recovery codes',
-          intro: h('p', {}, 'Your current codes stop working.'),
-          fields: [password],
+          intro: h(
+            'p',
+            {},
+            'Your current codes stop working.',
+            hasPassword ? '' : ' Without a password, this needs a sign-in within the last 10 minutes.',
+          ),
+          fields: confirmation(hasPassword),
           submit: 'Get new codes',
           onSubmit: async (values) => {
             const codes = await app.client.mfa.regenerateRecoveryCodes(values.password);

@@ -14,4 +14,6 @@ export interface App {
 export interface View {
   title: string;
   content: HTMLElement;
+  /** Called when another view replaces this one (a pending passkey autofill request is aborted). */
+  leave?: () => void;
 }

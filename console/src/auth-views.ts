@@ -8,8 +8,13 @@ const emailField = (autocomplete = 'username') =>
   field('Email address', 'email', { type: 'email', autocomplete, required: true, inputmode: 'email', spellcheck: 'false' });
 
 export function signInView(app: App): View {
-  const email = emailField();
+  // `webauthn`: the browser offers the user's passkeys in the field's autofill.
+  const email = emailField('username webauthn');
   const password = field('Password', 'password', { type: 'password', autocomplete: 'current-password', required: true });
+  const passkeyAlert = liveRegion('error');
+  // The autofill request waits while the page is open; the button aborts it before asking itself.
+  const autofill = app.client.passkeys.autofill();
+  autofill.result.catch(() => undefined);
   const content = h(
     'section',
     { class: 'card' },
@@ -21,10 +26,75 @@ export function signInView(app: App): View {
       // The page follows the client: a second factor or the account opens when the state changes.
       onSubmit: (values) => app.client.signIn({ email: values.email, password: values.password }).then(() => undefined),
     }),
+    h(
+      'div',
+      { class: 'alternatives', role: 'group', 'aria-label': 'Other ways to sign in' },
+      passkeyAlert,
+      action('Sign in with a passkey', () => app.client.passkeys.signIn().then(() => undefined), passkeyAlert),
+      h('a', { class: 'button secondary', href: app.href('#email-code') }, 'Email me a sign-in code'),
+    ),
     h('p', { class: 'aside' }, h('a', { href: app.href('#forgot-password') }, 'Forgot your password?')),
     h('p', { class: 'aside' }, 'New here? ', h('a', { href: app.href('#sign-up') }, 'Create an account')),
   );
-  return { title: 'Sign in', content };
+  return { title: 'Sign in', content, leave: autofill.stop };
+}
+
+/**
+ * Sign-in with an emailed code: the address, then the code. The email also holds a link back to
+ * this page, which signs in only in this browser. `notice`: why the page opened here.
+ */
+export function emailCodeView(app: App, notice: string | null = null): View {
+  const body = h('div', { class: 'stack' });
+  const content = h('section', { class: 'card' }, title('Sign in with a code'), body);
+  const codeStep = (address: string | null) => {
+    const email = emailField();
+    const code = field(
+      'Code from the email',
+      'code',
+      { inputmode: 'numeric', autocomplete: 'one-time-code', required: true, maxlength: 12, spellcheck: 'false' },
+      'Eight digits, valid for 10 minutes.',
+    );
+    const heading = h('h2', { tabindex: -1 }, address ? 'Check your email' : 'Enter the code');
+    body.replaceChildren(
+      heading,
+      h(
+        'p',
+        {},
+        address
+          ? `If ${address} can sign in here, a code is on its way. Enter it below, or open the link in the email in this browser.`
+          : 'Enter your email address and the code from the email.',
+      ),
+      form({
+        label: 'Enter the code',
+        fields: address ? [code] : [email, code],
+        submit: 'Sign in',
+        onSubmit: (values) =>
+          app.client.emailCode.verify(address ?? values.email, values.code.replace(/[\s-]+/g, '')).then(() => undefined),
+      }),
+      h('p', { class: 'aside' }, h('button', { type: 'button', class: 'link', onclick: () => emailStep() }, 'Send a new code')),
+    );
+    heading.focus();
+  };
+  const emailStep = () => {
+    const email = emailField();
+    body.replaceChildren(
+      form({
+        label: 'Email me a sign-in code',
+        intro: h('p', {}, 'We will email you a code. No password needed; a new account is made for a new address where sign-up is open.'),
+        fields: [email],
+        submit: 'Email me a code',
+        onSubmit: async (values) => {
+          await app.client.emailCode.send(values.email, { returnTo: new URL(app.href(''), location.origin).href });
+          codeStep(values.email);
+        },
+      }),
+    );
+  };
+  if (notice) codeStep(null);
+  else emailStep();
+  if (notice) body.prepend(h('p', { class: 'notice', role: 'status' }, notice));
+  content.append(h('p', { class: 'aside' }, h('a', { href: app.href('') }, 'Back to sign in')));
+  return { title: 'Sign in with a code', content };
 }
 
 type Mode = 'totp' | 'recovery' | 'webauthn';

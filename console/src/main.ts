@@ -3,7 +3,8 @@
 import { type AuthSnapshot, createIdentityClient } from '../../client/src/index';
 import { profileView, securityView, sessionsView } from './account-views';
 import type { App, View } from './app';
-import { forgotPasswordView, secondFactorView, signInView, signUpView } from './auth-views';
+import { emailCodeView, forgotPasswordView, secondFactorView, signInView, signUpView } from './auth-views';
+import { describeError } from './messages';
 import { h, liveRegion, say } from './dom';
 import { resetPasswordPage, verifyEmailPage } from './link-pages';
 
@@ -45,11 +46,14 @@ const nav = h('nav', { 'aria-label': 'Account' });
 document.body.replaceChildren(header, nav, main);
 
 let shown = '';
+let leaving: (() => void) | undefined;
 
 /** Puts a view on screen; after the first one, its heading takes the focus. */
 function show(key: string, view: View, notice: string | null = null): void {
   const first = shown === '';
   shown = key;
+  leaving?.();
+  leaving = view.leave;
   document.title = `${view.title} — ${realmName} account`;
   main.replaceChildren(status, view.content);
   say(status, notice);
@@ -127,8 +131,9 @@ function route(): void {
     if (shown !== key) show(key, secondFactorView(app, snapshot.reason, snapshot.methods));
     return;
   }
-  const name = fragment === 'sign-up' || fragment === 'forgot-password' ? fragment : 'sign-in';
-  const view = name === 'sign-up' ? signUpView : name === 'forgot-password' ? forgotPasswordView : signInView;
+  const name = fragment === 'sign-up' || fragment === 'forgot-password' || fragment === 'email-code' ? fragment : 'sign-in';
+  const view =
+    name === 'sign-up' ? signUpView : name === 'forgot-password' ? forgotPasswordView : name === 'email-code' ? emailCodeView : signInView;
   const key = `out:${name}`;
   if (shown !== key) {
     const notice = shown.startsWith('in:') || shown.startsWith('mfa:') ? (SIGNED_OUT_NOTICE[snapshot.reason ?? ''] ?? null) : null;
@@ -140,6 +145,32 @@ if (page === '/verify-email' || page === '/reset-password') {
   signedOutChrome();
   const token = params.get('token');
   show('link', page === '/verify-email' ? verifyEmailPage(app, token) : resetPasswordPage(app, token));
+} else if (params.has('email_token')) {
+  // The page an emailed sign-in link opens: it signs in in the browser that asked, nowhere else.
+  signedOutChrome();
+  main.append(h('p', {}, 'Signing you in…'));
+  client.emailCode
+    .completeLink()
+    .then(
+      () => undefined,
+      (error: { code?: string }) => {
+        history.replaceState(null, '', app.href('#email-code'));
+        show(
+          'out:email-code',
+          emailCodeView(
+            app,
+            error?.code === 'EMAIL_LINK_OTHER_BROWSER'
+              ? 'This link works only in the browser where you asked for it. Enter the code from the email instead.'
+              : `${describeError(error)} Enter the code from the email instead, or ask for a new one.`,
+          ),
+        );
+      },
+    )
+    .finally(() => {
+      client.subscribe(route);
+      addEventListener('hashchange', route);
+      route();
+    });
 } else {
   main.append(h('p', {}, 'Loading…'));
   client.subscribe(route);

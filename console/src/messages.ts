@@ -16,6 +16,9 @@ export function describeError(error: unknown): string {
   if (!(error instanceof IdentityError)) return 'Something went wrong. Please try again.';
   switch (error.code) {
     case 'INVALID_CREDENTIALS':
+      // The same code answers every way in; its message says which one failed.
+      if (/passkey/i.test(error.message)) return 'That passkey could not sign you in here.';
+      if (/code or link/i.test(error.message)) return 'That code is not correct, or it has expired. Ask for a new one if needed.';
       return 'The email address or password is not correct.';
     case 'ACCOUNT_LOCKED':
       return `This account is locked after too many attempts. Try again ${minutes(error.retryAfter)}.`;
@@ -29,6 +32,8 @@ export function describeError(error: unknown): string {
       return 'This link is not valid any more: it was used already or it has expired.';
     case 'EMAIL_ALREADY_REGISTERED':
       return 'An account with this email address exists already. Sign in, or reset its password.';
+    case 'EMAIL_LINK_OTHER_BROWSER':
+      return 'This link works only in the browser where you asked for it. Enter the code from the email instead.';
     case 'WEBAUTHN_FAILED':
       return 'The security key or passkey did not answer, or the request was cancelled.';
     case 'NETWORK_ERROR':

@@ -10,9 +10,11 @@ import { RevokeOwnSessionUseCase } from '../application/auth/revoke-own-session.
 import { AccountController } from '../adapters/http/controllers/account.controller';
 import { SessionsController } from '../adapters/http/controllers/sessions.controller';
 import { DeferredWork } from '../adapters/http/deferred-work';
+import { AuthModule } from './auth.module';
 
 /** Self-service: email verification, password recovery and change, one's own sessions. */
 @Module({
+  imports: [AuthModule],
   controllers: [AccountController, SessionsController],
   providers: [
     DeferredWork,

@@ -7,6 +7,7 @@ import { FingerprintSessionGuardian } from '../application/auth/fingerprint-sess
 import { LoginUseCase } from '../application/auth/login.use-case';
 import { LogoutUseCase } from '../application/auth/logout.use-case';
 import { MfaChallenges } from '../application/auth/mfa-challenges';
+import { RecentAuthentication } from '../application/auth/recent-authentication';
 import { RefreshUseCase } from '../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../application/auth/register.use-case';
 import { SessionGuardian } from '../application/auth/session-guardian';
@@ -34,6 +35,7 @@ import { AppConfig } from '../config/app-config';
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
     DeviceObserver,
     SessionIssuer,
+    RecentAuthentication,
     MfaChallenges,
     SignInContinuation,
     AccountTakeover,
@@ -51,6 +53,7 @@ import { AppConfig } from '../config/app-config';
     SessionIssuer,
     MfaChallenges,
     SignInContinuation,
+    RecentAuthentication,
     AccountTakeover,
     ListUserIdentitiesUseCase,
     AuthenticateUseCase,

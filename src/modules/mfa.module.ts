@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { RecentAuthentication } from '../application/auth/recent-authentication';
 import { ConfirmTotpUseCase } from '../application/mfa/confirm-totp.use-case';
 import { DisableTotpUseCase } from '../application/mfa/disable-totp.use-case';
 import { FinishWebauthnRegistrationUseCase } from '../application/mfa/finish-webauthn-registration.use-case';
@@ -29,7 +28,6 @@ import { AuthModule } from './auth.module';
     { provide: QrCodeRenderer, useClass: QrcodeQrCodeRenderer },
     { provide: WebAuthnRelyingParty, useClass: SimpleWebAuthnRelyingParty },
     MfaAccount,
-    RecentAuthentication,
     VerifyMfaUseCase,
     StartWebauthnMfaUseCase,
     GetMfaStatusUseCase,
@@ -41,6 +39,6 @@ import { AuthModule } from './auth.module';
     RemoveWebauthnCredentialUseCase,
     RegenerateRecoveryCodesUseCase,
   ],
-  exports: [WebAuthnRelyingParty, MfaAccount, RecentAuthentication],
+  exports: [WebAuthnRelyingParty, MfaAccount],
 })
 export class MfaModule {}

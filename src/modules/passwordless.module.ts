@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
 import { PasskeySignInUseCase, StartPasskeySignInUseCase } from '../application/auth/passkey-sign-in.use-case';
+import { EmailCodeSignInUseCase } from '../application/auth/email-code-sign-in.use-case';
+import { RequestEmailCodeUseCase } from '../application/auth/request-email-code.use-case';
+import { ReturnUrls } from '../application/auth/return-urls';
+import { EmailCodeController } from '../adapters/http/controllers/email-code.controller';
+import { DeferredWork } from '../adapters/http/deferred-work';
 import { PasskeysController } from '../adapters/http/controllers/passkeys.controller';
 import { AuthModule } from './auth.module';
 import { MfaModule } from './mfa.module';
@@ -7,7 +12,7 @@ import { MfaModule } from './mfa.module';
 /** Signing in without a password: passkeys, and codes and links sent by email. */
 @Module({
   imports: [AuthModule, MfaModule],
-  controllers: [PasskeysController],
-  providers: [StartPasskeySignInUseCase, PasskeySignInUseCase],
+  controllers: [PasskeysController, EmailCodeController],
+  providers: [StartPasskeySignInUseCase, PasskeySignInUseCase, ReturnUrls, DeferredWork, RequestEmailCodeUseCase, EmailCodeSignInUseCase],
 })
 export class PasswordlessModule {}

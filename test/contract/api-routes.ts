@@ -88,6 +88,14 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
     'VALIDATION_FAILED',
     'RATE_LIMITED',
   ]),
+  route('post', `${AUTH}/email-code`, 202, 'public', ['VALIDATION_FAILED', 'RATE_LIMITED']),
+  route('post', `${AUTH}/email-code/verify`, 200, 'public', [
+    'INVALID_CREDENTIALS',
+    'ACCOUNT_SUSPENDED',
+    'ACCOUNT_LOCKED',
+    'VALIDATION_FAILED',
+    'RATE_LIMITED',
+  ]),
   route('get', '/.well-known/jwks.json', 200, 'public'),
   route('get', '/.well-known/openid-configuration', 200, 'public'),
   // the admin API

@@ -71,6 +71,9 @@ export class FakeSecureTokens extends SecureTokens {
   numericCode(digits: number): string {
     return Array.from({ length: digits }, () => String(randomInt(10))).join('');
   }
+  pkceChallenge(verifier: string): string {
+    return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  }
   async keyedHash(value: string): Promise<string> {
     return createHmac('sha256', 'test-code-key').update(value).digest('base64url');
   }

@@ -29,6 +29,10 @@ export class NodeSecureTokens implements SecureTokens {
     return createHmac('sha256', Buffer.from(key, 'base64')).update(value).digest('base64url');
   }
 
+  pkceChallenge(verifier: string): string {
+    return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  }
+
   equal(a: string, b: string): boolean {
     // Digests have equal length whatever the inputs, so timingSafeEqual never throws or leaks length.
     return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());

@@ -48,6 +48,11 @@ export class AccountEmails {
     await this.mailer.enqueue(EmailTemplates.passwordChanged(this.addressing(realm, user)));
   }
 
+  /** A sign-in code (and its link, when the browser that asked gave a page to come back to) to an address, account or not. */
+  async sendSignInCode(realm: Realm, to: string, code: string, minutes: number, link: string | null): Promise<void> {
+    await this.mailer.enqueue(EmailTemplates.signInCode({ realmId: realm.id, realmName: realm.name, to, code, minutes, link }));
+  }
+
   /** Any other security notice to the account's owner. */
   async sendSecurityNotice(realm: Realm, user: User, what: string): Promise<void> {
     const message: OutgoingEmail = EmailTemplates.securityNotice({ ...this.addressing(realm, user), what });

@@ -11,6 +11,7 @@ import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountEmails } from './account-emails';
+import { RecentAuthentication } from './recent-authentication';
 import { accountLocked, confirmPasswordUnderLockout } from './wrong-password';
 
 export interface ChangePasswordInput {
@@ -18,7 +19,8 @@ export interface ChangePasswordInput {
   userId: string;
   /** The session making the change; it stays signed in. */
   sessionId: string;
-  currentPassword: string;
+  /** Absent only for an account without a password: its first one. */
+  currentPassword?: string;
   newPassword: string;
   ip: string;
 }
@@ -35,6 +37,7 @@ export class ChangePasswordUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly recentSignIn: RecentAuthentication,
   ) {}
 
   /**
@@ -42,33 +45,43 @@ export class ChangePasswordUseCase {
    * pending reset links and MFA challenges, and tells the owner by email. A wrong current
    * password counts towards the account lockout like a failed login, and while the account is
    * locked every current password gets ACCOUNT_LOCKED, so a stolen access token cannot be used to
-   * guess it.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | VALIDATION_FAILED | INVALID_TOKEN
+   * guess it. An account without a password (made by an email code or an identity provider)
+   * sets its first one without `currentPassword`, from a recent sign-in (it adds a way in).
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | VALIDATION_FAILED (currentPassword missing, or
+   *   given for an account without a password) | FORBIDDEN (a first password without a recent sign-in) | INVALID_TOKEN
    */
   async execute(input: ChangePasswordInput): Promise<{ otherSessionsRevoked: number }> {
     const user = await this.users.findById(input.realm.id, input.userId);
     if (!user) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
-    const { users, audit, tx, hasher } = this;
-    await confirmPasswordUnderLockout(
-      { users, audit, tx, hasher },
-      {
-        realm: input.realm,
-        user,
-        password: input.currentPassword,
-        sessionId: input.sessionId,
-        ip: input.ip,
-        at: this.clock.now(),
-        details: { reason: 'wrong_current_password' },
-        wrongMessage: 'The current password is incorrect',
-      },
-    );
+    const first = user.passwordHash === null;
+    if (first) {
+      if (input.currentPassword !== undefined)
+        throw DomainError.validation('currentPassword', 'must be omitted: this account has no password yet');
+      await this.recentSignIn.require(input.realm.id, input.sessionId, 'Setting a first password');
+    } else {
+      if (input.currentPassword === undefined) throw DomainError.validation('currentPassword', 'is required to change the password');
+      const { users, audit, tx, hasher } = this;
+      await confirmPasswordUnderLockout(
+        { users, audit, tx, hasher },
+        {
+          realm: input.realm,
+          user,
+          password: input.currentPassword,
+          sessionId: input.sessionId,
+          ip: input.ip,
+          at: this.clock.now(),
+          details: { reason: 'wrong_current_password' },
+          wrongMessage: 'The current password is incorrect',
+        },
+      );
+    }
     input.realm.policy.assertAcceptablePassword(
       input.newPassword,
       (c) => this.blocklist.isCommon(c),
       { email: user.email, contextWords: [input.realm.id, input.realm.name] },
       'newPassword',
     );
-    if (normalisePassword(input.newPassword) === normalisePassword(input.currentPassword)) {
+    if (input.currentPassword !== undefined && normalisePassword(input.newPassword) === normalisePassword(input.currentPassword)) {
       throw new DomainError('VALIDATION_FAILED', 'newPassword must differ from the current password', {
         details: [{ field: 'newPassword', message: 'must differ from the current password' }],
       });
@@ -82,6 +95,8 @@ export class ChangePasswordUseCase {
       // another change committed since then ended this caller's sessions.
       if (!current || current.passwordHash !== user.passwordHash) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
       if (current.statusAt(now) === 'locked') throw accountLocked(current, now);
+      // A password set meanwhile (another tab): this one is no longer a first password.
+      if (first && current.passwordHash !== null) throw DomainError.validation('currentPassword', 'is required to change the password');
       current.changePasswordHash(passwordHash, now);
       await this.users.save(current);
       const revoked = await this.sessions.revokeAllForUser(input.realm.id, current.id, now, 'password_changed', input.sessionId);
@@ -95,7 +110,7 @@ export class ChangePasswordUseCase {
         sessionId: input.sessionId,
         ip: input.ip,
         at: now,
-        details: { otherSessionsRevoked: revoked },
+        details: { otherSessionsRevoked: revoked, ...(first ? { firstPassword: true } : {}) },
       });
       return { otherSessionsRevoked: revoked };
     });

@@ -72,6 +72,24 @@ export const EmailTemplates = {
     ]);
   },
 
+  /**
+   * A sign-in code, and with it a link when the browser that asked gave a page to come back to.
+   * The link names no realm: the page that asked knows its own.
+   */
+  signInCode(input: TemplateInput & { code: string; minutes: number; link: string | null }): OutgoingEmail {
+    const formatted = `${input.code.slice(0, 4)} ${input.code.slice(4)}`;
+    return message(
+      input,
+      'Your sign-in code',
+      [
+        `Your sign-in code is ${formatted}. It is valid for ${input.minutes} minutes and works once.`,
+        ...(input.link ? ['Or open the link below in the browser where you asked for it.'] : []),
+        'If you did not ask to sign in, ignore this message: nobody can sign in without the code.',
+      ],
+      input.link ? { url: input.link, label: 'Sign in' } : undefined,
+    );
+  },
+
   securityNotice(input: TemplateInput & { what: string }): OutgoingEmail {
     return message(input, 'Security notice', [input.what, 'If this was not you, change your password and review your sessions.']);
   },

@@ -20,7 +20,7 @@ export class DisableTotpUseCase {
    * working at once. With no factor left, MFA is off and the recovery codes are deleted.
    * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | NOT_FOUND (no TOTP) | INVALID_TOKEN
    */
-  async execute(actor: MfaActor & { password: string }): Promise<User> {
+  async execute(actor: MfaActor & { password?: string }): Promise<User> {
     const user = await this.account.user(actor);
     const now = this.clock.now();
     await this.account.confirmPassword(user, actor.password, actor, 'mfa.totp.delete', now);

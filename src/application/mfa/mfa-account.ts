@@ -11,6 +11,7 @@ import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
+import { RecentAuthentication } from '../auth/recent-authentication';
 import { confirmPasswordUnderLockout } from '../auth/wrong-password';
 
 /** The signed-in caller of a /mfa endpoint. */
@@ -33,6 +34,7 @@ export class MfaAccount {
     private readonly tx: Transaction,
     private readonly emails: AccountEmails,
     private readonly sessions: SessionRepository,
+    private readonly recentSignIn: RecentAuthentication,
   ) {}
 
   /**
@@ -77,9 +79,17 @@ export class MfaAccount {
    * Re-checks the password before a factor is removed or the recovery codes replaced. A wrong
    * password counts towards the account lockout like a failed login, and while the account is
    * locked every password gets ACCOUNT_LOCKED, so a stolen access token cannot be used to guess it.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED
+   * An account without a password sends none and needs a sign-in within the last 10 minutes instead.
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | VALIDATION_FAILED (password missing, or given
+   *   for an account without one) | FORBIDDEN (no recent sign-in)
    */
-  async confirmPassword(user: User, password: string, actor: MfaActor, action: string, now: Date): Promise<void> {
+  async confirmPassword(user: User, password: string | undefined, actor: MfaActor, action: string, now: Date): Promise<void> {
+    if (user.passwordHash === null) {
+      if (password !== undefined) throw DomainError.validation('password', 'must be omitted: this account has no password');
+      await this.recentSignIn.requireForConfirmation(actor.realm.id, actor.sessionId, 'This change');
+      return;
+    }
+    if (password === undefined) throw DomainError.validation('password', 'is required to confirm this change');
     const { users, audit, tx, hasher } = this;
     await confirmPasswordUnderLockout(
       { users, audit, tx, hasher },

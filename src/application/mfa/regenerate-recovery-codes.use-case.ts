@@ -16,7 +16,7 @@ export class RegenerateRecoveryCodesUseCase {
    * 10 new recovery codes after re-checking the password; every earlier code stops working.
    * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | INVALID_USER_STATE (MFA is off) | INVALID_TOKEN
    */
-  async execute(actor: MfaActor & { password: string }): Promise<string[]> {
+  async execute(actor: MfaActor & { password?: string }): Promise<string[]> {
     const user = await this.account.user(actor);
     const now = this.clock.now();
     await this.account.confirmPassword(user, actor.password, actor, 'mfa.recovery_codes', now);

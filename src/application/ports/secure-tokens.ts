@@ -18,4 +18,6 @@ export abstract class SecureTokens {
    * 8-digit code), whose plain hash anyone holding the table could reverse by trying them all.
    */
   abstract keyedHash(value: string): Promise<string>;
+  /** The PKCE S256 challenge of a code verifier (RFC 7636 §4.2): base64url SHA-256, no padding. */
+  abstract pkceChallenge(verifier: string): string;
 }

@@ -32,9 +32,14 @@ export class RealmPolicy {
    * @throws DomainError REGISTRATION_DISABLED
    */
   assertRegistrationOpen(): void {
-    if (this.s.registration !== 'open') {
+    if (!this.registrationOpen) {
       throw new DomainError('REGISTRATION_DISABLED', 'Registration is closed in this realm: ask an administrator for an account');
     }
+  }
+
+  /** Anyone may make an account (registration, a first email code or identity-provider sign-in). */
+  get registrationOpen(): boolean {
+    return this.s.registration === 'open';
   }
 
   /** Signing in needs a verified email address. */

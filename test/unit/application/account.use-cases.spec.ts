@@ -1,4 +1,5 @@
 import { AccountEmails } from '../../../src/application/auth/account-emails';
+import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
 import { ChangePasswordUseCase } from '../../../src/application/auth/change-password.use-case';
 import { EmailLinkTokens } from '../../../src/application/auth/email-link-tokens';
 import { ForgotPasswordUseCase } from '../../../src/application/auth/forgot-password.use-case';
@@ -49,7 +50,18 @@ function accountFixture(overrides: Partial<UserState> = {}) {
       tx,
       f.clock,
     ),
-    change: new ChangePasswordUseCase(f.userRepo, f.sessions, f.oneTimeTokens, f.hasher, blocklist, accountEmails, f.audit, tx, f.clock),
+    change: new ChangePasswordUseCase(
+      f.userRepo,
+      f.sessions,
+      f.oneTimeTokens,
+      f.hasher,
+      blocklist,
+      accountEmails,
+      f.audit,
+      tx,
+      f.clock,
+      new RecentAuthentication(f.sessions, f.clock, f.config),
+    ),
     async signIn() {
       const result = await f.login.execute({ realm: f.realm, email: user.email, password: PASSWORD, client: f.client });
       if (result.kind !== 'authenticated') throw new Error('expected a session');

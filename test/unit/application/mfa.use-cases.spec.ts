@@ -127,7 +127,17 @@ function fixture(user = aUser()) {
   const challenges = new MfaChallenges(oneTimeTokens, secureTokens);
   const mailer = new InMemoryMailer();
   const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer);
-  const account = new MfaAccount(users, mfa, new FakePasswordHasher(), secureTokens, audit, immediateTransaction, emails, sessions);
+  const account = new MfaAccount(
+    users,
+    mfa,
+    new FakePasswordHasher(),
+    secureTokens,
+    audit,
+    immediateTransaction,
+    emails,
+    sessions,
+    new RecentAuthentication(sessions, clock, config),
+  );
   const relyingParty = {} as WebAuthnRelyingParty; // not reached by TOTP and recovery codes
   const verify = new VerifyMfaUseCase(
     challenges,

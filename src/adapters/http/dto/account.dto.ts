@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsString, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
 import { TrimString } from './auth.dto';
 
 export class EmailLinkTokenDto {
@@ -30,10 +30,13 @@ export class ResetPasswordDto {
 }
 
 export class ChangePasswordDto {
-  @ApiProperty()
+  @ApiPropertyOptional({
+    description: 'Required when the account has a password; omitted to set the first password of an account without one',
+  })
+  @IsOptional()
   @IsString()
   @MaxLength(4096)
-  currentPassword: string;
+  currentPassword?: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128, description: '8–128 Unicode code points after NFKC; not a common password' })
   @IsString()

@@ -42,10 +42,14 @@ export class TotpConfirmDto {
 }
 
 export class PasswordConfirmationDto {
-  @ApiProperty({ description: 'The account password, re-checked before the change' })
+  @ApiPropertyOptional({
+    description:
+      'The account password, re-checked before the change. An account without a password omits it and needs a sign-in within the last 10 minutes instead.',
+  })
+  @IsOptional()
   @IsString()
   @MaxLength(4096)
-  password: string;
+  password?: string;
 }
 
 export class WebauthnRegisterOptionsDto {

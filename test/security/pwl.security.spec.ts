@@ -1,0 +1,175 @@
+import { DeferredWork } from '../../src/adapters/http/deferred-work';
+import { PasswordlessModule } from '../../src/modules/passwordless.module';
+import { adminApi, ADMIN_ENV, createRealm, createUser, superAdmin } from '../support/admin-flows';
+import { codeFor, consoleReturnTo, pkcePair, requestCode, verifyCode, wrongCode } from '../support/email-codes';
+import { bearer, signedInUser, uniqueEmail } from '../support/flows';
+import { addSoftKey, auditEvents } from '../support/mfa';
+import { addPasskey, AUTH, passkeyOptions, passkeySignIn, passkeyVerify } from '../support/passkeys';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Passkeys and email codes (SECURITY.md PWL-01 to PWL-05), black-box against the running service,
+ * with a software authenticator that makes real ES256 signatures and can do what a real one never
+ * would. test/e2e/passkeys.e2e-spec.ts and test/e2e/email-code.e2e-spec.ts hold the rest.
+ */
+
+jest.setTimeout(120_000);
+
+describe('PWL — passkeys and email codes (SECURITY.md)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: ADMIN_ENV });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('PWL-01 refuses a reused challenge, no user verification, another origin, a counter gone back and a key that is not a passkey', async () => {
+    const user = await signedInUser(t);
+    const { authenticator } = await addPasskey(t, user.accessToken);
+    const clone = authenticator.clone();
+    const { challengeId, options } = await passkeyOptions(t);
+    expect(Buffer.from(options.challenge, 'base64url').length).toBeGreaterThanOrEqual(16);
+    expect((await passkeyVerify(t, { challengeId, response: authenticator.assertion(options) })).status).toBe(200);
+    const refusals = [
+      await passkeyVerify(t, { challengeId, response: authenticator.assertion(options) }),
+      await passkeySignIn(t, authenticator, { userVerified: false }),
+      await passkeySignIn(t, authenticator, { origin: 'https://evil.test' }),
+      await passkeySignIn(t, clone),
+    ];
+    const plain = await signedInUser(t);
+    const { authenticator: securityKey } = await addSoftKey(t, plain.accessToken, 'Not a passkey');
+    securityKey.resident = true;
+    refusals.push(await passkeySignIn(t, securityKey));
+    const late = await passkeyOptions(t);
+    t.clock.advance(301);
+    refusals.push(await passkeyVerify(t, { challengeId: late.challengeId, response: authenticator.assertion(late.options) }));
+    expect(refusals.map((r) => [r.status, r.body.error?.code])).toEqual(Array(6).fill([401, 'INVALID_CREDENTIALS']));
+    const reasons = (await auditEvents(t, user.id, 'login.failed')).map((e) => e.details.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['user_verification', 'origin', 'counter_regression']));
+  });
+
+  it('PWL-02 kills a code at the 5th wrong try (in parallel), keeps only a keyed hash, and a sixth try with the right code fails', async () => {
+    const user = await signedInUser(t);
+    const mail = await codeFor(t, user.email);
+    const wrong = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => verifyCode(t, { email: user.email, code: wrongCode(mail.code, i + 1) })),
+    );
+    expect(wrong.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
+    const sixth = await verifyCode(t, { email: user.email, code: mail.code });
+    expect([sixth.status, sixth.body.error.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    const stored: { payload: unknown; attempts: number; used_at: Date | null }[] = await t.dataSource.query(
+      `SELECT payload, attempts, used_at FROM one_time_tokens WHERE kind = 'email_code' AND email = $1`,
+      [user.email],
+    );
+    expect(stored).toHaveLength(1);
+    expect(stored[0].attempts).toBe(5);
+    expect(stored[0].used_at).not.toBeNull();
+    expect(JSON.stringify(stored)).not.toContain(mail.code);
+    // Per-address limit: 3 requests per 15 minutes (limits as configured, here lowered by nothing but the default).
+    const limited = await createTestApp({ env: { RATE_LIMIT_EMAIL_CODE: '3/900' } });
+    try {
+      const email = uniqueEmail('limited');
+      const answers = [];
+      for (let i = 0; i < 4; i += 1)
+        answers.push((await requestCode(limited, { email: i % 2 ? email.toUpperCase() : ` ${email}` })).status);
+      expect(answers).toEqual([202, 202, 202, 429]);
+      expect((await requestCode(limited, { email: uniqueEmail('other') })).status).toBe(202);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('PWL-03 answers /email-code alike for known and unknown addresses, in about the same time', async () => {
+    const root = await superAdmin(t);
+    // Registration closed: an unknown address gets no email at all, the most different case.
+    const realm = `timing-${Date.now().toString(36)}`;
+    await createRealm(t, root.accessToken, realm);
+    await adminApi(t, root.accessToken, realm)
+      .patch('/realm')
+      .send({ settings: { registration: 'closed' } });
+    const member = await createUser(t, root.accessToken, realm, { emailVerified: true });
+    const deferred = t.app.select(PasswordlessModule).get(DeferredWork);
+    const measure = async (email: string) => {
+      const started = process.hrtime.bigint();
+      const res = await requestCode(t, { email }, realm);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // The sending runs after the answer; it is let finish so it does not weigh on the next measurement.
+      await deferred.settled();
+      return { ms, status: res.status, body: res.body };
+    };
+    await measure(member.email);
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const ghost = uniqueEmail('ghost');
+      // Back to back, in alternating order, so a burst of load weighs on both sides of a pair alike.
+      const [a, b] =
+        i % 2 === 0
+          ? [await measure(member.email), await measure(ghost)]
+          : await measure(ghost).then(async (g) => [await measure(member.email), g]);
+      expect(b.body).toEqual(a.body);
+      expect([a.status, b.status]).toEqual([202, 202]);
+      known.push(a.ms);
+      unknown.push(b.ms);
+    }
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const [mk, mu] = [median(known), median(unknown)];
+    // Medians within 25 % (a millisecond of scheduling noise aside, on answers that take a few).
+    expect(Math.abs(mk - mu)).toBeLessThanOrEqual(Math.max(1, 0.25 * Math.max(mk, mu)));
+  });
+
+  it('PWL-04 redeems a link only by POST with the verifier of the browser that asked; a fetch spends nothing; a wrong verifier spends the link, not the code', async () => {
+    const user = await signedInUser(t);
+    const pkce = pkcePair();
+    const mail = await codeFor(t, user.email, { link: pkce });
+    const link = new URL(mail.link!);
+    expect(link.origin + link.pathname).toBe(consoleReturnTo(t));
+    await t.api().get(link.pathname + link.search);
+    await t.api().head(link.pathname + link.search);
+    const wrongVerifier = await verifyCode(t, { token: mail.token, codeVerifier: pkcePair().codeVerifier });
+    expect(wrongVerifier.status).toBe(401);
+    expect((await verifyCode(t, { token: mail.token, codeVerifier: pkce.codeVerifier })).status).toBe(401);
+    expect((await verifyCode(t, { email: user.email, code: mail.code })).status).toBe(200);
+    const fresh = pkcePair();
+    const again = await codeFor(t, user.email, { link: fresh });
+    await t.api().get(new URL(again.link!).pathname + new URL(again.link!).search);
+    const signedIn = await verifyCode(t, { token: again.token, codeVerifier: fresh.codeVerifier });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.tokens.accessToken).toEqual(expect.any(String));
+    expect((await verifyCode(t, { token: again.token, codeVerifier: fresh.codeVerifier })).status).toBe(401);
+  });
+
+  it('PWL-05 never leaves a password-less account without a way in, and confirms removals with a recent sign-in', async () => {
+    const email = uniqueEmail('nopass');
+    const mail = await codeFor(t, email);
+    const signedIn = await verifyCode(t, { email, code: mail.code });
+    const token = signedIn.body.tokens.accessToken as string;
+    const first = await addPasskey(t, token);
+    const second = await addPasskey(t, token);
+    const remove = (id: string, body: Record<string, unknown> = {}) =>
+      t
+        .api()
+        .delete(`${AUTH}/mfa/webauthn/${id}`)
+        .set(...bearer(token))
+        .send(body);
+    expect((await remove(first.body.credential.id)).status).toBe(200);
+    const last = await remove(second.body.credential.id);
+    expect([last.status, last.body.error.code]).toEqual([409, 'INVALID_USER_STATE']);
+    t.clock.advance(601);
+    const stale = await remove(second.body.credential.id);
+    expect([stale.status, stale.body.error.code]).toEqual([403, 'FORBIDDEN']);
+    // A first password needs no current one; a second change does.
+    const fresh = await passkeySignIn(t, second.authenticator);
+    const freshToken = fresh.body.tokens.accessToken as string;
+    const change = (body: Record<string, unknown>) =>
+      t
+        .api()
+        .post(`${AUTH}/password/change`)
+        .set(...bearer(freshToken))
+        .send(body);
+    expect((await change({ newPassword: 'a first password for this account' })).status).toBe(200);
+    const again = await change({ newPassword: 'another password entirely' });
+    expect([again.status, again.body.error.details[0].field]).toEqual([400, 'currentPassword']);
+  });
+});
