@@ -7,6 +7,9 @@ import { GetRealmUseCase } from './application/admin/get-realm.use-case';
 import { ListRealmsUseCase } from './application/admin/list-realms.use-case';
 import { RotateSigningKeysUseCase } from './application/admin/rotate-signing-keys.use-case';
 import { UpdateRealmUseCase } from './application/admin/update-realm.use-case';
+import { CreateRoleUseCase } from './application/roles/create-role.use-case';
+import { DeleteRoleUseCase } from './application/roles/delete-role.use-case';
+import { ListRolesUseCase } from './application/roles/list-roles.use-case';
 import { Clock } from './application/ports/clock';
 import { SecureTokens } from './application/ports/secure-tokens';
 import { present } from './adapters/http/presenters';
@@ -39,6 +42,12 @@ Commands:
                                         https://a.example,https://b.example), plus name and
                                         enabled; the value "default" returns a setting to the
                                         deployment default
+  roles <realm>                         list the realm's roles: the built-ins, then its own
+  create-role <realm> <name> [description]
+                                        define a role (name: ^[a-z][a-z0-9:._-]{0,63}$) so
+                                        that administrators can assign it
+  delete-role <realm> <name>            delete a defined role; every user of the realm who
+                                        holds it loses it (their next token no longer has it)
 `;
 
 export interface CliIo {
@@ -111,6 +120,28 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
             ? await app.get(GetRealmUseCase).execute(realmId)
             : await app.get(UpdateRealmUseCase).execute({ realmId, ...parseAssignments(assignments), actorId: null, ip: null });
         io.out(JSON.stringify(present.realm(realm), null, 2));
+        return 0;
+      }
+      case 'roles': {
+        if (args.length !== 1 || flags.length) return usage('roles takes <realm>');
+        const realm = await app.get(GetRealmUseCase).execute(args[0]);
+        for (const role of await app.get(ListRolesUseCase).execute({ realm })) {
+          io.out(`${role.name}${role.builtIn ? ' (built in)' : ''}${role.description ? ` — ${role.description}` : ''}`);
+        }
+        return 0;
+      }
+      case 'create-role': {
+        if (args.length < 2 || args.length > 3 || flags.length) return usage('create-role takes <realm> <name> [description]');
+        const realm = await app.get(GetRealmUseCase).execute(args[0]);
+        const role = await app.get(CreateRoleUseCase).execute({ actor: null, realmId: realm.id, name: args[1], description: args[2] });
+        io.out(`Created role "${role.name}" in realm "${realm.id}"`);
+        return 0;
+      }
+      case 'delete-role': {
+        if (args.length !== 2 || flags.length) return usage('delete-role takes <realm> <name>');
+        const realm = await app.get(GetRealmUseCase).execute(args[0]);
+        const { users } = await app.get(DeleteRoleUseCase).execute({ actor: null, realmId: realm.id, name: args[1] });
+        io.out(`Deleted role "${args[1]}" from realm "${realm.id}"; ${users} user${users === 1 ? '' : 's'} held it`);
         return 0;
       }
       case undefined:

@@ -70,7 +70,16 @@ type Listener<K extends keyof ClientEvents> = (event: ClientEvents[K]) => void;
 type TokensBody = { accessToken: string; refreshToken?: string; expiresIn: number };
 type Access = { token: string; expiresAt: number };
 type Pending = { mfaToken: string; reason: 'sign-in' | 'step-up'; methods: MfaMethod[] | null; sessionId: string | null };
-type Claims = { sub: string; sid: string; amr?: string[]; iat: number; exp: number; cnf?: { jkt: string } };
+type Claims = {
+  sub: string;
+  sid: string;
+  amr?: string[];
+  roles?: string[];
+  app_metadata?: Json;
+  iat: number;
+  exp: number;
+  cnf?: { jkt: string };
+};
 type Json = Record<string, unknown>;
 type PasskeyFlow = ReturnType<typeof import('./passkeys.js').passkeySignIn<SignInResult>>;
 
@@ -192,7 +201,16 @@ export function createIdentityClient(options: IdentityClientOptions) {
     else if (previous !== claims.sid) user = null;
     access = { token, expiresAt };
     pending = null;
-    setSnapshot({ status: 'signed-in', user, userId: claims.sub, sessionId: claims.sid, amr: claims.amr ?? [], expiresAt });
+    setSnapshot({
+      status: 'signed-in',
+      user,
+      userId: claims.sub,
+      sessionId: claims.sid,
+      amr: claims.amr ?? [],
+      roles: claims.roles ?? [],
+      appMetadata: claims.app_metadata ?? {},
+      expiresAt,
+    });
     schedule();
     if (previous === claims.sid) emit('token-refreshed', { sessionId: claims.sid, expiresAt });
     else emit('signed-in', { user, sessionId: claims.sid });

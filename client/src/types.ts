@@ -18,6 +18,8 @@ export interface User {
   mfa: MfaSummary;
   status: 'active' | 'suspended' | 'locked';
   roles: string[];
+  /** Set by administrators only. */
+  appMetadata: Record<string, unknown>;
   /** False for an account made by an email code or an identity provider until it sets a password. */
   hasPassword: boolean;
   createdAt: string;
@@ -90,6 +92,10 @@ export type AuthSnapshot =
       readonly sessionId: string;
       /** Authentication methods of the access token (`pwd`, `otp`, `hwk`). */
       readonly amr: readonly string[];
+      /** The user's realm roles as the access token carries them (updated at each refresh). */
+      readonly roles: readonly string[];
+      /** What administrators attached to the user, as the access token carries it; `{}` when none. */
+      readonly appMetadata: Readonly<Record<string, unknown>>;
       /** When the access token expires, in milliseconds since the epoch (local clock). */
       readonly expiresAt: number;
     };

@@ -61,6 +61,17 @@ describe('identity client against a strict fake service', () => {
     });
   });
 
+  it("exposes the user's roles and app metadata from the access token, and follows them at each refresh", async () => {
+    const client = make();
+    await client.ready;
+    await client.signIn({ email: 'a@example.com', password: 'pw' });
+    expect(client.getSnapshot()).toMatchObject({ status: 'signed-in', roles: [], appMetadata: {} });
+    service.extraClaims = { roles: ['teacher'], app_metadata: { schoolId: 'north-42' } };
+    await sleep(2100); // the token expires; the client renews it ahead of expiry
+    await client.fetch(`${BASE}/api/v1/auth/me`);
+    expect(client.getSnapshot()).toMatchObject({ status: 'signed-in', roles: ['teacher'], appMetadata: { schoolId: 'north-42' } });
+  });
+
   it('sends the fingerprint it is given at sign-in and refresh', async () => {
     const client = make(memoryStorage(), { fingerprint: () => ({ canvas: 'abc', cores: 8 }) });
     await client.signIn({ email: 'a@example.com', password: 'pw' });

@@ -23,6 +23,8 @@ export class FakeService {
   readonly flagged = new Set<string>();
   /** Access tokens answered TOKEN_EXPIRED whatever their exp says. */
   readonly expiredEarly = new Set<string>();
+  /** Claims of the next access tokens beyond those the client needs (roles, app_metadata). */
+  extraClaims: Record<string, unknown> = {};
   /** A canned answer for a path, used once. */
   readonly next = new Map<string, Answer>();
   private readonly current = new Map<string, string>(); // sid -> current refresh token
@@ -56,7 +58,7 @@ export class FakeService {
     const refreshToken = randomBytes(32).toString('base64url');
     this.current.set(sid, refreshToken);
     const iat = Math.floor(Date.now() / 1000);
-    const accessToken = fakeJwt({ sub: 'user-1', sid, amr, iat, exp: iat + this.ttlSeconds, jti: randomUUID() });
+    const accessToken = fakeJwt({ sub: 'user-1', sid, amr, iat, exp: iat + this.ttlSeconds, jti: randomUUID(), ...this.extraClaims });
     return { accessToken, refreshToken, expiresIn: this.ttlSeconds, tokenType: 'Bearer' };
   }
 

@@ -139,6 +139,48 @@ describe('CLI: npm run cli -- <command>', () => {
     });
   });
 
+  describe('roles', () => {
+    it('defines, lists and deletes roles of a realm, recorded as done by the command line', async () => {
+      expect(await cli(t, ['create-role', 'acme', 'teacher', 'Grades the classes they teach'])).toEqual({
+        code: 0,
+        out: 'Created role "teacher" in realm "acme"',
+        err: '',
+      });
+      expect((await cli(t, ['roles', 'acme'])).out).toBe(
+        'realm-admin (built in) — Administers this realm\nteacher — Grades the classes they teach',
+      );
+      const root = await superAdmin(t);
+      const holder = await adminApi(t, root.accessToken, 'acme')
+        .post('/users')
+        .send({ email: 'teacher@acme.example', name: 'T', password: PASSWORD, roles: ['teacher'] });
+      expect(holder.status).toBe(201);
+      expect(await cli(t, ['delete-role', 'acme', 'teacher'])).toEqual({
+        code: 0,
+        out: 'Deleted role "teacher" from realm "acme"; 1 user held it',
+        err: '',
+      });
+      expect((await adminApi(t, root.accessToken, 'acme').get(`/users/${holder.body.user.id}`)).body.user.roles).toEqual([]);
+      expect((await storedEvents(t, 'acme', { type: 'role.created' }))[0]).toMatchObject({ actor_id: null, details: { by: 'cli' } });
+      expect((await storedEvents(t, 'acme', { type: 'role.deleted' }))[0]).toMatchObject({
+        actor_id: null,
+        details: { users: 1, by: 'cli' },
+      });
+    });
+
+    it.each([
+      ['an unknown realm', ['roles', 'nowhere'], 1, /REALM_NOT_FOUND/],
+      ['a built-in name', ['create-role', 'acme', 'realm-admin'], 1, /ROLE_EXISTS/],
+      ['a malformed name', ['create-role', 'acme', 'Teacher'], 1, /VALIDATION_FAILED/],
+      ['an unknown role', ['delete-role', 'acme', 'ghost'], 1, /ROLE_NOT_FOUND/],
+      ['a built-in role', ['delete-role', 'acme', 'realm-admin'], 1, /INVALID_USER_STATE/],
+      ['a missing name', ['create-role', 'acme'], 2, /create-role takes/],
+    ])('refuses %s', async (_what, argv, code, message) => {
+      const res = await cli(t, argv);
+      expect(res.code).toBe(code);
+      expect(res.err).toMatch(message);
+    });
+  });
+
   describe('rotate-keys', () => {
     it('makes a new key current; the JWKS keeps the previous one, so tokens it signed still work', async () => {
       // Root signs in well after the first key was made, so its token outlives the wait below.

@@ -68,6 +68,26 @@ export function requireAccessToken(verifier: AccessTokenVerifier, options: Acces
   };
 }
 
+/**
+ * Express middleware, after {@link requireAccessToken}: the request goes on when the token holds
+ * at least one of `roles`; otherwise it answers 403 `{"error":"insufficient_role", …}`. Roles
+ * reach tokens at their next refresh, so a role granted or removed counts within the token's
+ * lifetime (15 minutes by default).
+ */
+export function requireRole(...roles: string[]) {
+  if (roles.length === 0) throw new TypeError('requireRole needs at least one role');
+  return (req: RequestLike, res: ResponseLike, next: (error?: unknown) => void): void => {
+    const token = req.accessToken;
+    if (!token) return next(new Error('requireRole runs after requireAccessToken'));
+    if (roles.some((role) => token.roles.includes(role))) return next();
+    res.statusCode = 403;
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', 'application/json');
+    const wanted = roles.map((role) => `"${role}"`).join(' or ');
+    res.end(JSON.stringify({ error: 'insufficient_role', error_description: `This requires the role ${wanted}` }));
+  };
+}
+
 /** The URL the client called: the public origin (or the request's own) and the original path. */
 export function requestUrl(req: RequestLike, publicOrigin?: string): string {
   const path = req.originalUrl ?? req.url ?? '/';

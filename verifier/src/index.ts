@@ -9,5 +9,12 @@ export {
   type TokenRequest,
   type VerifiedAccessToken,
 } from './verifier.js';
-export { requestUrl, requireAccessToken, type AccessTokenMiddlewareOptions, type RequestLike, type ResponseLike } from './express.js';
+export {
+  requestUrl,
+  requireAccessToken,
+  requireRole,
+  type AccessTokenMiddlewareOptions,
+  type RequestLike,
+  type ResponseLike,
+} from './express.js';
 export { MemoryReplayCache, type ReplayCache } from './replay-cache.js';

@@ -80,7 +80,10 @@ export interface VerifiedAccessToken {
   realm: string;
   /** The session id. */
   sid: string;
+  /** The user's realm roles: built in (`realm-admin`) or defined by the realm (`teacher`). */
   roles: string[];
+  /** What administrators attached to the user (the `app_metadata` claim); `{}` when there is none. */
+  appMetadata: Record<string, unknown>;
   /** How the session was authenticated (RFC 8176), e.g. ["pwd","otp"]. */
   amr: string[];
   jti: string;
@@ -184,7 +187,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       if (error instanceof KeysUnavailableError) throw error;
       throw new AccessTokenError('invalid_token', describe(error), scheme);
     }
-    const { sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload as JWTPayload & Record<string, unknown>;
+    const { sub, realm, sid, roles, amr, jti, iat, exp, cnf, app_metadata } = payload as JWTPayload & Record<string, unknown>;
     if (typeof realm !== 'string' || !realms.has(realm))
       throw new AccessTokenError('invalid_token', 'The token is for another realm', scheme);
     if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') {
@@ -204,6 +207,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       realm,
       sid,
       roles: stringArray(roles),
+      appMetadata: isObject(app_metadata) ? app_metadata : {},
       amr: stringArray(amr),
       jti: typeof jti === 'string' ? jti : '',
       iat: typeof iat === 'number' ? iat : 0,
@@ -378,6 +382,10 @@ function describe(error: unknown): string {
 
 function isConfirmation(value: unknown): value is { jkt: string } {
   return !!value && typeof value === 'object' && typeof (value as { jkt?: unknown }).jkt === 'string';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function stringArray(value: unknown): string[] {
