@@ -7,6 +7,7 @@
 //          --bcrypt-cost <BCRYPT_COST or 12>  --clean-runs 0  --max-runs <2 × runs>  --clean-other 0.15
 //          --cpu-prof (server profile in bench/results/<stamp>/)  --keep (keep the database)
 //          --node-options="--flag …" (extra node flags for the server, for experiments)
+//          --rich-users (the default realm's users hold 10 roles and 1 KiB of app metadata)
 // PostgreSQL when DATABASE_URL is set (a database bench_<stamp> is created and dropped), the
 // embedded PGlite otherwise (a temporary DATA_DIR).
 import bcrypt from 'bcrypt';
@@ -49,6 +50,7 @@ const MAX_RUNS = Number(option('max-runs', RUNS * 2));
 const CLEAN_OTHER = Number(option('clean-other', 0.15));
 const CPU_PROF = Boolean(option('cpu-prof', false));
 const KEEP = Boolean(option('keep', false));
+const RICH_USERS = Boolean(option('rich-users', false));
 const NODE_OPTIONS = option('node-options', '') ? String(option('node-options')).split(/\s+/).filter(Boolean) : [];
 
 const PASSWORD = 'Bench-Copper-Kettle-2026!';
@@ -173,6 +175,13 @@ async function main() {
     await seedUsers(db, { realm: 'acme', prefix: 'a', count: 500, passwordHash });
     await seedUsers(db, { realm: 'globex', prefix: 'g', count: 500, passwordHash });
     await seedSessions(db, { realm: 'default', users: USERS, count: SESSIONS, tag, template });
+    if (RICH_USERS) {
+      // What a backend authorising from tokens gives a user: defined roles and 1 KiB of metadata.
+      const roles = Array.from({ length: 10 }, (_, i) => `app:role-${i}`);
+      const metadata = { tenant: 'north-42', note: 'x'.repeat(1024 - '{"tenant":"north-42","note":""}'.length) };
+      await db.query(`INSERT INTO realm_roles (realm_id, name, created_at) SELECT 'default', unnest($1::text[]), now()`, [roles]);
+      await db.query(`UPDATE users SET roles = $1, app_metadata = $2 WHERE realm_id = 'default'`, [roles, JSON.stringify(metadata)]);
+    }
     const adminToken = await seedAdmin(db, { realm: 'default', email: `admin.${tag}@bench.example.com`, passwordHash, tag, template });
     let largeAdminToken = null;
     if (LARGE_USERS > 0) {
@@ -227,6 +236,7 @@ async function main() {
       const { tokens } = await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken, deviceFingerprint: FINGERPRINT } });
       meTokens.push(tokens.accessToken);
     }
+    log(`access token of a default-realm user: ${meTokens[0].length} bytes${RICH_USERS ? ' (10 roles, 1 KiB app metadata)' : ''}`);
     const adminAccess = (
       await expectOk(origin, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: adminToken, deviceFingerprint: FINGERPRINT } })
     ).tokens.accessToken;
