@@ -16,6 +16,7 @@ import { RateLimitModule } from './modules/rate-limit.module';
 import { RealmSettingsModule } from './modules/realm-settings.module';
 import { RolesModule } from './modules/roles.module';
 import { TokenTransportModule } from './modules/token-transport.module';
+import { FederationModule } from './modules/federation.module';
 import { OutboundModule } from './modules/outbound.module';
 import { WebhooksModule } from './modules/webhooks.module';
 
@@ -36,6 +37,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     AuthModule,
     MfaModule,
     PasswordlessModule,
+    FederationModule,
     AccountModule,
     AdminModule,
     RolesModule,

@@ -51,6 +51,8 @@ export class AppConfig {
     emailCodeIp: RateLimit;
     /** Answers of passwordless sign-ins (email code or link, passkey), per client IP. */
     signInVerify: RateLimit;
+    /** Starts of identity-provider sign-ins and the providers' callbacks, per client IP. */
+    federation: RateLimit;
     default: RateLimit;
   };
   adminRequireMfa: boolean;

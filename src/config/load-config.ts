@@ -169,6 +169,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     emailCode: limit('RATE_LIMIT_EMAIL_CODE', { limit: 3, ttlSeconds: 900 }),
     emailCodeIp: limit('RATE_LIMIT_EMAIL_CODE_IP', { limit: 10, ttlSeconds: 900 }),
     signInVerify: limit('RATE_LIMIT_SIGN_IN_VERIFY', { limit: 10, ttlSeconds: 60 }),
+    federation: limit('RATE_LIMIT_FEDERATION', { limit: 30, ttlSeconds: 60 }),
     default: limit('RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
   };
   config.adminRequireMfa = bool(env, 'ADMIN_REQUIRE_MFA', false);

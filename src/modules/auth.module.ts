@@ -15,6 +15,7 @@ import { SessionIssuer } from '../application/auth/session-issuer';
 import { SignInContinuation } from '../application/auth/sign-in-continuation';
 import { AccountTakeover } from '../application/auth/account-takeover';
 import { ListUserIdentitiesUseCase } from '../application/federation/list-user-identities.use-case';
+import { UnlinkIdentityUseCase } from '../application/federation/unlink-identity.use-case';
 import { DeviceDetector } from '../application/ports/device-detector';
 import { GeoIp } from '../application/ports/geo-ip';
 import { UaParserDeviceDetector } from '../adapters/device/ua-parser-device-detector';
@@ -40,6 +41,7 @@ import { AppConfig } from '../config/app-config';
     SignInContinuation,
     AccountTakeover,
     ListUserIdentitiesUseCase,
+    UnlinkIdentityUseCase,
     RegisterUseCase,
     GetMeUseCase,
     UpdateProfileUseCase,
@@ -56,6 +58,7 @@ import { AppConfig } from '../config/app-config';
     RecentAuthentication,
     AccountTakeover,
     ListUserIdentitiesUseCase,
+    UnlinkIdentityUseCase,
     AuthenticateUseCase,
     RefreshUseCase,
   ],

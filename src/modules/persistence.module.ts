@@ -1,5 +1,7 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { FederationTokenRepository } from '../application/ports/federation-token.repository';
+import { IdentityProviderRepository } from '../application/ports/identity-provider.repository';
 import { LinkedIdentityRepository } from '../application/ports/linked-identity.repository';
 import { MfaCredentialRepository } from '../application/ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../application/ports/one-time-token.repository';
@@ -11,6 +13,8 @@ import { Transaction } from '../application/ports/transaction';
 import { UserRepository } from '../application/ports/user.repository';
 import { openDatabase } from '../adapters/persistence/open-database';
 import { TypeOrmAuditLog } from '../adapters/persistence/typeorm-audit-log';
+import { TypeOrmFederationTokenRepository } from '../adapters/persistence/typeorm-federation-token.repository';
+import { TypeOrmIdentityProviderRepository } from '../adapters/persistence/typeorm-identity-provider.repository';
 import { TypeOrmLinkedIdentityRepository } from '../adapters/persistence/typeorm-linked-identity.repository';
 import { TypeOrmMfaCredentialRepository } from '../adapters/persistence/typeorm-mfa-credential.repository';
 import { TypeOrmOneTimeTokenRepository } from '../adapters/persistence/typeorm-one-time-token.repository';
@@ -34,6 +38,8 @@ const repositories = [
   { provide: MfaCredentialRepository, useClass: TypeOrmMfaCredentialRepository },
   { provide: LinkedIdentityRepository, useClass: TypeOrmLinkedIdentityRepository },
   { provide: RoleRepository, useClass: TypeOrmRoleRepository },
+  { provide: IdentityProviderRepository, useClass: TypeOrmIdentityProviderRepository },
+  { provide: FederationTokenRepository, useClass: TypeOrmFederationTokenRepository },
 ];
 
 /**

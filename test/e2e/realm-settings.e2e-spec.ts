@@ -98,6 +98,7 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
           lockout: { maxFailures: c.lockoutMaxFailures, durationSeconds: c.lockoutDurationSeconds },
           passwordMinLength: 8,
           fingerprintMatchThreshold: c.fingerprintMatchThreshold,
+          allowedReturnUrls: [],
         },
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
@@ -180,6 +181,13 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
       ['passwordMinLength 7', { settings: { passwordMinLength: 7 } }, 'settings.passwordMinLength'],
       ['passwordMinLength 129', { settings: { passwordMinLength: 129 } }, 'settings.passwordMinLength'],
       ['fingerprintMatchThreshold 0.49', { settings: { fingerprintMatchThreshold: 0.49 } }, 'settings.fingerprintMatchThreshold'],
+      ['a return URL with a fragment', { settings: { allowedReturnUrls: ['https://app.example.com/cb#x'] } }, 'settings.allowedReturnUrls'],
+      ['a relative return URL', { settings: { allowedReturnUrls: ['/cb'] } }, 'settings.allowedReturnUrls'],
+      [
+        '21 return URLs',
+        { settings: { allowedReturnUrls: Array.from({ length: 21 }, (_, i) => `https://app.example.com/${i}`) } },
+        'settings.allowedReturnUrls',
+      ],
       ['fingerprintMatchThreshold 0.96', { settings: { fingerprintMatchThreshold: 0.96 } }, 'settings.fingerprintMatchThreshold'],
       ['publicUrl not a URL', { settings: { publicUrl: 'app.example.com' } }, 'settings.publicUrl'],
       ['publicUrl with another scheme', { settings: { publicUrl: 'javascript:alert(1)' } }, 'settings.publicUrl'],
@@ -593,9 +601,9 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
         const refreshStatements = statements.mock.calls.length;
         expect(realmReads).not.toHaveBeenCalled();
         if (t.config.databaseUrl) {
-          // What PostgreSQL sees: the session check for /me; the token lookup and the rotation for refresh.
+          // What PostgreSQL sees: the session check and the linked identities for /me; the token lookup and the rotation for refresh.
           console.log(`statements per request with realm settings: /me ${meStatements}, refresh ${refreshStatements}`);
-          expect(meStatements).toBe(1);
+          expect(meStatements).toBe(2);
           expect(refreshStatements).toBe(2);
         }
       } finally {

@@ -111,6 +111,7 @@ export const present = {
         lockout: { maxFailures: s.lockout.maxFailures, durationSeconds: s.lockout.durationSeconds },
         passwordMinLength: s.passwordMinLength,
         fingerprintMatchThreshold: s.fingerprintMatchThreshold,
+        allowedReturnUrls: [...s.allowedReturnUrls],
       },
       createdAt: realm.createdAt.toISOString(),
       updatedAt: realm.updatedAt.toISOString(),

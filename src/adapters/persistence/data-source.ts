@@ -19,6 +19,7 @@ import { Federation1764240000000 } from '../../../migrations/1764240000000-feder
 import { KeptListCounts1764262000000 } from '../../../migrations/1764262000000-kept-list-counts';
 import { SessionEndIndexes1764263000000 } from '../../../migrations/1764263000000-session-end-indexes';
 import { RealmRolesAndAppMetadata1764290000000 } from '../../../migrations/1764290000000-realm-roles-and-app-metadata';
+import { RealmReturnUrls1764300000000 } from '../../../migrations/1764300000000-realm-return-urls';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   KeptListCounts1764262000000,
   SessionEndIndexes1764263000000,
   RealmRolesAndAppMetadata1764290000000,
+  RealmReturnUrls1764300000000,
 ];
 
 /**

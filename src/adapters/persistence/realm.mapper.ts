@@ -9,7 +9,7 @@ export const REALM_COLUMNS = `
   access_token_ttl_seconds AS "accessTokenTtlSeconds", session_idle_timeout_seconds AS "sessionIdleTimeoutSeconds",
   session_max_lifetime_seconds AS "sessionMaxLifetimeSeconds", lockout_max_failures AS "lockoutMaxFailures",
   lockout_duration_seconds AS "lockoutDurationSeconds", password_min_length AS "passwordMinLength",
-  fingerprint_match_threshold AS "fingerprintMatchThreshold", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  fingerprint_match_threshold AS "fingerprintMatchThreshold", allowed_return_urls AS "allowedReturnUrls", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export function toRealm(record: RealmRecord, defaults: RealmSettings): Realm {
   return Realm.restore(
@@ -28,6 +28,7 @@ export function toRealm(record: RealmRecord, defaults: RealmSettings): Realm {
         lockout: { maxFailures: record.lockoutMaxFailures, durationSeconds: record.lockoutDurationSeconds },
         passwordMinLength: record.passwordMinLength,
         fingerprintMatchThreshold: record.fingerprintMatchThreshold === null ? null : Number(record.fingerprintMatchThreshold),
+        allowedReturnUrls: record.allowedReturnUrls,
       },
       createdAt: new Date(record.createdAt),
       updatedAt: new Date(record.updatedAt),
@@ -56,6 +57,7 @@ export function toRealmRecord(realm: Realm): RealmRecord {
   record.lockoutDurationSeconds = o.lockout.durationSeconds;
   record.passwordMinLength = o.passwordMinLength;
   record.fingerprintMatchThreshold = o.fingerprintMatchThreshold;
+  record.allowedReturnUrls = o.allowedReturnUrls;
   record.createdAt = state.createdAt;
   record.updatedAt = state.updatedAt;
   return record;

@@ -16,6 +16,7 @@ export function realmDefaultsFrom(config: AppConfig): RealmSettings {
     lockout: { maxFailures: config.lockoutMaxFailures, durationSeconds: config.lockoutDurationSeconds },
     passwordMinLength: PASSWORD_MIN_LENGTH,
     fingerprintMatchThreshold: config.fingerprintMatchThreshold,
+    allowedReturnUrls: [],
   };
 }
 

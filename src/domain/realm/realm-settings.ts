@@ -29,6 +29,8 @@ export interface RealmSettings {
   lockout: LockoutSettings;
   passwordMinLength: number;
   fingerprintMatchThreshold: number;
+  /** Where a sign-in elsewhere (an identity provider, an email link) may send a browser back: exact URLs. */
+  allowedReturnUrls: string[];
 }
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
@@ -48,6 +50,7 @@ export interface RealmOverrides {
   lockout: Nullable<LockoutSettings>;
   passwordMinLength: number | null;
   fingerprintMatchThreshold: number | null;
+  allowedReturnUrls: string[] | null;
 }
 
 /**
@@ -66,6 +69,7 @@ export interface RealmSettingsPatch {
   lockout?: Partial<Nullable<LockoutSettings>> | null;
   passwordMinLength?: number | null;
   fingerprintMatchThreshold?: number | null;
+  allowedReturnUrls?: string[] | null;
 }
 
 /** The accepted range of every setting; the documentation and the OpenAPI document show the same. */
@@ -80,6 +84,7 @@ export const SETTING_RANGES = {
 } as const;
 
 export const MAX_WEBAUTHN_ORIGINS = 10;
+export const MAX_RETURN_URLS = 20;
 
 export function noOverrides(): RealmOverrides {
   return {
@@ -93,6 +98,7 @@ export function noOverrides(): RealmOverrides {
     lockout: { maxFailures: null, durationSeconds: null },
     passwordMinLength: null,
     fingerprintMatchThreshold: null,
+    allowedReturnUrls: null,
   };
 }
 
@@ -101,6 +107,7 @@ export function copyOverrides(o: RealmOverrides): RealmOverrides {
     ...o,
     webauthn: { ...o.webauthn, origins: o.webauthn.origins ? [...o.webauthn.origins] : null },
     lockout: { ...o.lockout },
+    allowedReturnUrls: o.allowedReturnUrls ? [...o.allowedReturnUrls] : null,
   };
 }
 
@@ -124,6 +131,7 @@ export function effectiveSettings(o: RealmOverrides, defaults: RealmSettings): R
     },
     passwordMinLength: o.passwordMinLength ?? defaults.passwordMinLength,
     fingerprintMatchThreshold: o.fingerprintMatchThreshold ?? defaults.fingerprintMatchThreshold,
+    allowedReturnUrls: [...(o.allowedReturnUrls ?? defaults.allowedReturnUrls)],
   };
 }
 
@@ -163,6 +171,19 @@ export function parseBaseUrl(value: string): string | null {
   if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash || value.includes('#'))
     return null;
   return value.replace(/\/+$/, '');
+}
+
+/** An absolute http(s) URL as a parser writes it, without credentials or fragment (a return URL is matched exactly). */
+function parseReturnUrl(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 2048 || /[\s#\\]/.test(value)) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.href !== value) return null;
+  return value;
 }
 
 /** An origin as browsers send it: scheme, host and port only. */
@@ -280,6 +301,14 @@ export function parseSettingsPatch(input: unknown): RealmSettingsPatch {
         else patch.fingerprintMatchThreshold = value;
         break;
       }
+      case 'allowedReturnUrls':
+        if (value === null) patch.allowedReturnUrls = null;
+        else if (!Array.isArray(value) || value.length > MAX_RETURN_URLS)
+          c.fail(field, `must be a list of at most ${MAX_RETURN_URLS} URLs`);
+        else if (value.some((u) => parseReturnUrl(u) === null))
+          c.fail(field, 'must hold absolute http(s) URLs written as a URL parser writes them, without credentials or fragment');
+        else patch.allowedReturnUrls = [...new Set(value as string[])];
+        break;
       default:
         c.fail(field, 'is not a setting');
     }

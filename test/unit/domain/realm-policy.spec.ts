@@ -15,6 +15,7 @@ const DEFAULTS: RealmSettings = {
   lockout: { maxFailures: 10, durationSeconds: 900 },
   passwordMinLength: 8,
   fingerprintMatchThreshold: 0.7,
+  allowedReturnUrls: [],
 };
 const NOW = new Date('2026-11-25T12:00:00.000Z');
 

@@ -12,6 +12,7 @@ import { SetUserAppMetadataUseCase } from '../../../application/admin/set-user-a
 import { SetUserRolesUseCase } from '../../../application/admin/set-user-roles.use-case';
 import { SuspendUserUseCase } from '../../../application/admin/suspend-user.use-case';
 import { UnlockUserUseCase } from '../../../application/admin/unlock-user.use-case';
+import { UnlinkIdentityUseCase } from '../../../application/federation/unlink-identity.use-case';
 import { ListUserIdentitiesUseCase } from '../../../application/federation/list-user-identities.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
@@ -44,6 +45,7 @@ export class AdminUsersController {
     private readonly setRoles: SetUserRolesUseCase,
     private readonly listIdentities: ListUserIdentitiesUseCase,
     private readonly setAppMetadata: SetUserAppMetadataUseCase,
+    private readonly unlink: UnlinkIdentityUseCase,
     private readonly clock: Clock,
   ) {}
 
@@ -185,6 +187,23 @@ export class AdminUsersController {
     @CurrentAdmin() actor: AdminActor,
   ) {
     return this.user(await this.setAppMetadata.execute({ actor, realmId: realm.id, userId: id, appMetadata: body.appMetadata }));
+  }
+
+  @ApiOperation({ summary: 'Unlink one of a user’s identity-provider accounts (even the last way to sign in)' })
+  @ApiOkResponse({ type: SuccessResponse })
+  @ApiErrors('USER_NOT_FOUND', 'NOT_FOUND')
+  @AdminAction('user.identity.unlink')
+  @Delete(':id/identities/:identityId')
+  @HttpCode(200)
+  async unlinkIdentity(
+    @Param('id') id: string,
+    @Param('identityId') identityId: string,
+    @Body() _body: EmptyBodyDto,
+    @CurrentRealm() realm: Realm,
+    @CurrentAdmin() actor: AdminActor,
+  ) {
+    await this.unlink.execute({ realmId: realm.id, userId: id, identityId, ip: actor.ip, adminId: actor.id });
+    return { success: true };
   }
 
   private async user(user: User) {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { MAX_WEBAUTHN_ORIGINS, SETTING_RANGES as R } from '../../../domain/realm/realm-settings';
+import { MAX_RETURN_URLS, MAX_WEBAUTHN_ORIGINS, SETTING_RANGES as R } from '../../../domain/realm/realm-settings';
 
 const RESET = 'null returns it to the deployment default';
 
@@ -69,6 +69,14 @@ export class RealmSettingsPatchView {
     example: 0.8,
   })
   fingerprintMatchThreshold?: number | null;
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    maxItems: MAX_RETURN_URLS,
+    example: ['https://app.example.com/auth/callback'],
+    description: 'Exact return URLs for identity-provider and email-link sign-ins (absolute http(s), no fragment)',
+  })
+  allowedReturnUrls?: string[] | null;
 }
 
 /** PATCH /v1/admin/realm. `settings` is checked field by field by the domain (unknown fields refused there). */

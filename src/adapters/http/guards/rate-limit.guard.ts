@@ -30,6 +30,7 @@ const LIMITS = [
   'emailCode',
   'emailCodeIp',
   'signInVerify',
+  'federation',
   'default',
 ] as const satisfies readonly RateLimitName[];
 /** As long as the body validation allows, so the limiter and the route pick the same token. */

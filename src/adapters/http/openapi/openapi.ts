@@ -45,6 +45,8 @@ const EXAMPLE_MESSAGE: Record<DomainErrorCode, string> = {
   EMAIL_ALREADY_REGISTERED: 'This email address is already registered',
   INVALID_USER_STATE: 'The user is active; only a suspended user can be activated',
   ROLE_EXISTS: 'The realm already has a role with this name',
+  IDENTITY_PROVIDER_NOT_FOUND: 'Identity provider not found',
+  IDENTITY_PROVIDER_EXISTS: 'The realm has an identity provider named corp',
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'Request bodies must be application/json',
   ACCOUNT_LOCKED: 'This account is temporarily locked after too many failed logins',

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SETTING_RANGES as R } from '../../../domain/realm/realm-settings';
+import { MAX_RETURN_URLS, SETTING_RANGES as R } from '../../../domain/realm/realm-settings';
 import { AUDIT_EVENT_TYPES } from '../dto/admin.dto';
 import { ERROR_STATUS } from '../errors/error-status';
 
@@ -249,6 +249,14 @@ export class RealmSettingsView {
   @ApiProperty({ example: 8, minimum: R.passwordMinLength.min, maximum: R.passwordMinLength.max }) passwordMinLength: number;
   @ApiProperty({ example: 0.7, minimum: R.fingerprintMatchThreshold.min, maximum: R.fingerprintMatchThreshold.max })
   fingerprintMatchThreshold: number;
+  @ApiProperty({
+    type: [String],
+    maxItems: MAX_RETURN_URLS,
+    example: ['https://app.example.com/auth/callback'],
+    description:
+      'Where a sign-in with an identity provider or an email link may send the browser back (exact match; the console’s pages are always allowed)',
+  })
+  allowedReturnUrls: string[];
 }
 
 export class RealmView {

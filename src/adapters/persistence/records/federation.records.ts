@@ -13,7 +13,7 @@ export class IdentityProviderRecord {
   @Column({ type: 'text', array: true }) scopes: string[];
   @Column({ type: 'boolean' }) enabled: boolean;
   @Column({ type: 'boolean', name: 'trust_email_verified' }) trustEmailVerified: boolean;
-  @Column({ type: 'jsonb' }) metadata: Record<string, unknown>;
+  @Column({ type: 'jsonb' }) metadata: object;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
 }
@@ -36,7 +36,7 @@ export class FederationTokenRecord {
   @Column({ type: 'text' }) kind: string;
   @Column({ type: 'text', name: 'realm_id' }) realmId: string;
   @Column({ type: 'uuid', name: 'provider_id' }) providerId: string;
-  @Column({ type: 'jsonb' }) payload: Record<string, unknown>;
+  @Column({ type: 'jsonb' }) payload: object;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'expires_at' }) expiresAt: Date;
   @Column({ type: 'timestamptz', name: 'used_at', nullable: true }) usedAt: Date | null;

@@ -1,0 +1,276 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
+import { decideAccount, decideLink, FederationRefusal } from '../../domain/federation/account-linking';
+import { IdentityProvider } from '../../domain/federation/identity-provider';
+import { Realm } from '../../domain/realm/realm';
+import { User } from '../../domain/user/user';
+import { AccountEmails } from '../auth/account-emails';
+import { AccountTakeover } from '../auth/account-takeover';
+import { AuditLog } from '../ports/audit-log';
+import { Clock } from '../ports/clock';
+import { FederationTokenRepository } from '../ports/federation-token.repository';
+import { IdentityProviderClient, ProviderClaims, ProviderError } from '../ports/identity-provider-client';
+import { IdentityProviderRepository } from '../ports/identity-provider.repository';
+import { IdentityInUseError, LinkedIdentityRepository } from '../ports/linked-identity.repository';
+import { SecretCipher } from '../ports/secret-cipher';
+import { SecureTokens } from '../ports/secure-tokens';
+import { Transaction } from '../ports/transaction';
+import { UserRepository } from '../ports/user.repository';
+import { RealmDirectory } from '../realm/realm-directory';
+import { federationRedirectUri, FlowState, LOGIN_CODE_TTL_SECONDS, LoginCodePayload, withParams } from './federation-flow';
+
+/** What the provider sent back to the callback. */
+export interface FederationCallbackInput {
+  alias: string;
+  /** The callback's full URL as the provider called it (`iss`, `code`, `state` …). */
+  callbackUrl: string;
+  state: string | undefined;
+  /** The provider's `error` parameter, when it refused or the user cancelled. */
+  error: string | undefined;
+  ip: string | null;
+}
+
+type Refusal = FederationRefusal | 'access_denied' | 'provider_error' | 'realm_disabled';
+
+const DESCRIPTIONS: Record<Refusal, string> = {
+  access_denied: 'The sign-in was cancelled at the identity provider',
+  provider_error: 'The identity provider could not be reached or its answer could not be trusted',
+  email_required: 'The identity provider did not give an email address',
+  email_already_registered: 'An account with this email exists: sign in to it and link the provider from there',
+  registration_disabled: 'Registration is closed in this realm',
+  identity_in_use: 'This account at the provider is linked to another user',
+  realm_disabled: 'This realm is disabled',
+};
+
+@Injectable()
+export class CompleteFederationUseCase {
+  constructor(
+    private readonly tokens: FederationTokenRepository,
+    private readonly providers: IdentityProviderRepository,
+    private readonly realms: RealmDirectory,
+    private readonly client: IdentityProviderClient,
+    private readonly identities: LinkedIdentityRepository,
+    private readonly users: UserRepository,
+    private readonly takeover: AccountTakeover,
+    private readonly emails: AccountEmails,
+    private readonly secureTokens: SecureTokens,
+    private readonly cipher: SecretCipher,
+    private readonly audit: AuditLog,
+    private readonly tx: Transaction,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The provider's redirect: redeems its code, resolves the account (`decideAccount`, or
+   * `decideLink` when a signed-in user links) and answers where to send the browser — `returnTo`
+   * with a one-time login code, `linked`, or an `error`. Every refusal is audited.
+   * @throws DomainError INVALID_VERIFICATION_TOKEN for an unknown, used, expired or foreign `state` (no redirect)
+   */
+  async execute(input: FederationCallbackInput): Promise<{ redirect: string }> {
+    const now = this.clock.now();
+    const token = input.state ? await this.tokens.consume(this.secureTokens.hash(input.state), 'state', now) : null;
+    const provider = token ? await this.providers.findById(token.providerId) : null;
+    const realm = token ? await this.realms.find(token.realmId) : null;
+    if (!token || !provider || !realm || provider.alias !== input.alias || provider.realmId !== realm.id) {
+      throw new DomainError('INVALID_VERIFICATION_TOKEN', 'The sign-in state is invalid or has expired; start again');
+    }
+    const flow = token.payload as unknown as FlowState;
+    const refuse = async (reason: Refusal, userId: string | null = null, details: Record<string, unknown> = {}) => {
+      await this.audit.record({
+        type: 'login.failed',
+        realmId: realm.id,
+        userId,
+        ip: input.ip,
+        at: now,
+        details: { method: 'federated', provider: provider.alias, reason, ...details },
+      });
+      return { redirect: withParams(flow.returnTo, { error: reason, error_description: DESCRIPTIONS[reason] }) };
+    };
+    if (!realm.enabled) return refuse('realm_disabled');
+    if (input.error)
+      return refuse(input.error === 'access_denied' ? 'access_denied' : 'provider_error', null, {
+        providerError: input.error.slice(0, 64),
+      });
+    if (!provider.enabled) return refuse('provider_error', null, { why: 'provider disabled' });
+
+    let claims: ProviderClaims;
+    try {
+      const clientSecret = provider.clientSecretEncrypted ? await this.cipher.decrypt(provider.clientSecretEncrypted, provider.id) : null;
+      claims = await this.client.redeem(
+        { issuer: provider.issuer, clientId: provider.clientId, clientSecret, metadata: provider.metadata },
+        {
+          callbackUrl: input.callbackUrl,
+          redirectUri: federationRedirectUri(this.config.apiUrl, provider.alias),
+          state: input.state!,
+          nonce: flow.nonce,
+          codeVerifier: flow.providerVerifier,
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      return refuse('provider_error', null, { why: error.message });
+    }
+
+    try {
+      if (flow.linkUserId) return await this.link(realm, provider, claims, flow, input.ip, now, refuse);
+      const userId = await this.resolve(realm, provider, claims, input.ip, now);
+      if (typeof userId !== 'string') return refuse(userId.refused, userId.userId ?? null);
+      const code = this.secureTokens.generate();
+      const payload: LoginCodePayload = { userId, codeChallenge: flow.codeChallenge, client: flow.client, provider: provider.alias };
+      await this.tokens.insert({
+        tokenHash: this.secureTokens.hash(code),
+        kind: 'login_code',
+        realmId: realm.id,
+        providerId: provider.id,
+        payload: payload as unknown as Record<string, unknown>,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + LOGIN_CODE_TTL_SECONDS * 1000),
+      });
+      return { redirect: withParams(flow.returnTo, { code }) };
+    } catch (error) {
+      // Another sign-in linked the same account at the same moment.
+      if (error instanceof IdentityInUseError) return refuse('identity_in_use');
+      throw error;
+    }
+  }
+
+  /** The user the sign-in lands on (linking, taking over or registering as the rules say), or why not. */
+  private async resolve(
+    realm: Realm,
+    provider: IdentityProvider,
+    claims: ProviderClaims,
+    ip: string | null,
+    now: Date,
+  ): Promise<string | { refused: FederationRefusal; userId?: string }> {
+    const linked = await this.identities.findBySubject(provider.id, claims.subject);
+    const existing = !linked && claims.email ? await this.users.findByEmail(realm.id, claims.email) : null;
+    const decision = decideAccount({
+      linkedUserId: linked?.userId ?? null,
+      account: { subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified },
+      trustEmailVerified: provider.trustEmailVerified,
+      userWithEmail: existing
+        ? { id: existing.id, emailVerified: existing.emailVerified, isAdministrator: existing.isAdministrator() }
+        : null,
+      registrationOpen: realm.settings.registration === 'open',
+    });
+    const identityDetails = { provider: provider.alias, subject: claims.subject };
+    switch (decision.kind) {
+      case 'sign-in':
+        await this.identities.recordUse(linked!.id, claims.email, now);
+        return decision.userId;
+      case 'link':
+        await this.tx.run(() => this.insertIdentity(realm, provider, claims, decision.userId, ip, now, {}));
+        return decision.userId;
+      case 'take-over': {
+        const claimed = await this.tx.run(async () => {
+          // Under the row lock, as it is now: verified meanwhile, it is linked; an administrator's never.
+          const user = await this.users.findByIdForUpdate(realm.id, decision.userId);
+          if (!user || user.isAdministrator()) return false;
+          if (user.emailVerified) {
+            await this.insertIdentity(realm, provider, claims, user.id, ip, now, {});
+            return true;
+          }
+          await this.takeover.execute({ user, now, ip, event: { type: 'identity.linked', details: identityDetails } });
+          await this.insertIdentity(realm, provider, claims, user.id, ip, now, null);
+          return true;
+        });
+        return claimed ? decision.userId : { refused: 'email_already_registered', userId: decision.userId };
+      }
+      case 'register':
+        return this.tx.run(async () => {
+          const user = User.register({
+            id: crypto.randomUUID(),
+            realmId: realm.id,
+            email: claims.email!,
+            name: (claims.name ?? [claims.givenName, claims.familyName].filter(Boolean).join(' ')) || claims.email!.split('@')[0],
+            passwordHash: null,
+            emailVerified: decision.emailVerified,
+            now,
+          });
+          applyProfile(user, claims, now);
+          await this.users.insert(user);
+          await this.audit.record({
+            type: 'user.registered',
+            realmId: realm.id,
+            userId: user.id,
+            ip,
+            at: now,
+            details: { method: 'federated', provider: provider.alias },
+          });
+          if (!user.emailVerified) await this.emails.sendVerification(realm, user, now);
+          await this.insertIdentity(realm, provider, claims, user.id, ip, now, {});
+          return user.id;
+        });
+      case 'refuse':
+        return { refused: decision.reason, ...(existing ? { userId: existing.id } : {}) };
+    }
+  }
+
+  /** A signed-in user links the provider's account to their own. */
+  private async link(
+    realm: Realm,
+    provider: IdentityProvider,
+    claims: ProviderClaims,
+    flow: FlowState,
+    ip: string | null,
+    now: Date,
+    refuse: (reason: Refusal, userId?: string | null) => Promise<{ redirect: string }>,
+  ): Promise<{ redirect: string }> {
+    const user = await this.users.findById(realm.id, flow.linkUserId!);
+    if (!user?.canAuthenticate(now)) return refuse('provider_error', flow.linkUserId);
+    const linked = await this.identities.findBySubject(provider.id, claims.subject);
+    const decision = decideLink({ linkedUserId: linked?.userId ?? null, callerId: user.id });
+    if (decision.kind === 'refuse') return refuse(decision.reason, user.id);
+    if (decision.kind === 'link') await this.tx.run(() => this.insertIdentity(realm, provider, claims, user.id, ip, now, {}));
+    return { redirect: withParams(flow.returnTo, { linked: provider.alias }) };
+  }
+
+  /** Links the identity; audited `identity.linked` unless `details` is null (the takeover audited it). */
+  private async insertIdentity(
+    realm: Realm,
+    provider: IdentityProvider,
+    claims: ProviderClaims,
+    userId: string,
+    ip: string | null,
+    now: Date,
+    details: Record<string, unknown> | null,
+  ): Promise<void> {
+    const id = crypto.randomUUID();
+    await this.identities.insert({
+      id,
+      realmId: realm.id,
+      userId,
+      providerId: provider.id,
+      provider: provider.alias,
+      subject: claims.subject,
+      email: claims.email,
+      linkedAt: now,
+      lastUsedAt: now,
+    });
+    if (details) {
+      await this.audit.record({
+        type: 'identity.linked',
+        realmId: realm.id,
+        userId,
+        ip,
+        at: now,
+        details: { provider: provider.alias, subject: claims.subject, identityId: id, ...details },
+      });
+    }
+  }
+}
+
+/** The provider's names and picture, where they are acceptable as a profile (else the registration's). */
+function applyProfile(user: User, claims: ProviderClaims, now: Date): void {
+  const attempt = (changes: Parameters<User['updateProfile']>[0]) => {
+    try {
+      user.updateProfile(changes, now);
+    } catch {
+      // A provider's odd value is not a reason to refuse the sign-in.
+    }
+  };
+  if (claims.givenName || claims.familyName) attempt({ firstName: claims.givenName ?? '', lastName: claims.familyName ?? '' });
+  if (claims.picture?.startsWith('https://')) attempt({ avatar: claims.picture });
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../domain/errors';
+import { Realm } from '../../domain/realm/realm';
+import { ClientContext } from '../auth/client-context';
+import { DpopRequest } from '../auth/dpop-binding';
+import { SessionIssuer } from '../auth/session-issuer';
+import { SignInContinuation, SignInOutcome } from '../auth/sign-in-continuation';
+import { Clock } from '../ports/clock';
+import { FederationTokenRepository } from '../ports/federation-token.repository';
+import { SecureTokens } from '../ports/secure-tokens';
+import { UserRepository } from '../ports/user.repository';
+import { LoginCodePayload } from './federation-flow';
+
+const invalidCode = () => new DomainError('INVALID_TOKEN', 'The login code is invalid, used or expired');
+
+@Injectable()
+export class ExchangeLoginCodeUseCase {
+  constructor(
+    private readonly tokens: FederationTokenRepository,
+    private readonly secureTokens: SecureTokens,
+    private readonly users: UserRepository,
+    private readonly issuer: SessionIssuer,
+    private readonly continuation: SignInContinuation,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Redeems a login code with the verifier of the challenge the app started with: the code is
+   * spent by any attempt. Then the sign-in continues as a login does (`amr` `["fed"]`).
+   * @throws DomainError INVALID_TOKEN | INVALID_DPOP_PROOF | ACCOUNT_LOCKED | ACCOUNT_SUSPENDED | EMAIL_NOT_VERIFIED
+   */
+  async execute(input: {
+    realm: Realm;
+    code: string;
+    codeVerifier: string;
+    client: ClientContext;
+    dpop?: DpopRequest | null;
+  }): Promise<SignInOutcome> {
+    const { realm } = input;
+    // Before the code is spent: a bad proof must not cost the app its code.
+    const dpopJkt = await this.issuer.bindingKey(input.dpop, this.clock.now());
+    if (typeof input.code !== 'string' || input.code.length < 16 || input.code.length > 256) throw invalidCode();
+    const token = await this.tokens.consume(this.secureTokens.hash(input.code), 'login_code', this.clock.now());
+    if (!token || token.realmId !== realm.id) throw invalidCode();
+    const payload = token.payload as unknown as LoginCodePayload;
+    if (!this.secureTokens.equal(this.secureTokens.pkceChallenge(input.codeVerifier), payload.codeChallenge)) throw invalidCode();
+    const user = await this.users.findById(realm.id, payload.userId);
+    if (!user) throw invalidCode();
+    return this.continuation.continue({
+      realm,
+      user,
+      // Without a fingerprint of its own, the exchange is taken to carry the one sent at start.
+      client: { ...input.client, fingerprint: input.client.fingerprint ?? payload.client?.fingerprint ?? null },
+      amr: ['fed'],
+      method: 'federated',
+      multiFactor: false,
+      details: { provider: payload.provider },
+      dpopJkt,
+    });
+  }
+}

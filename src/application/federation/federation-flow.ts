@@ -1,0 +1,39 @@
+import { ClientContext } from '../auth/client-context';
+
+/** A sign-in at a provider may take this long (the `state`'s life). */
+export const STATE_TTL_SECONDS = 600;
+/** The one-time login code handed back to the app. */
+export const LOGIN_CODE_TTL_SECONDS = 120;
+
+/** What a `state` holds, from start to callback. */
+export interface FlowState {
+  returnTo: string;
+  /** The app's S256 challenge: the login code works only with its verifier. */
+  codeChallenge: string;
+  /** The service's own PKCE verifier towards the provider. */
+  providerVerifier: string;
+  nonce: string;
+  client: ClientContext;
+  /** Linking to a signed-in user instead of signing in. */
+  linkUserId?: string;
+}
+
+/** What a login code holds, from callback to exchange. */
+export interface LoginCodePayload {
+  userId: string;
+  codeChallenge: string;
+  client: ClientContext;
+  provider: string;
+}
+
+/** The callback for a provider: the redirect URI registered there. */
+export function federationRedirectUri(apiUrl: string, alias: string): string {
+  return `${apiUrl}/api/v1/auth/federation/${alias}/callback`;
+}
+
+/** `returnTo` with the service's parameters added to the query it already has. */
+export function withParams(returnTo: string, params: Record<string, string>): string {
+  const url = new URL(returnTo);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return url.href;
+}
