@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ReturnUrls } from '../application/auth/return-urls';
 import { CompleteFederationUseCase } from '../application/federation/complete-federation.use-case';
 import { CreateIdentityProviderUseCase } from '../application/federation/create-identity-provider.use-case';
 import { DeleteIdentityProviderUseCase } from '../application/federation/delete-identity-provider.use-case';
@@ -22,6 +23,7 @@ import { AuthModule } from './auth.module';
   controllers: [FederationController, AdminIdentityProvidersController],
   providers: [
     { provide: IdentityProviderClient, useClass: OpenIdClientIdentityProviderClient },
+    ReturnUrls,
     CreateIdentityProviderUseCase,
     ListIdentityProvidersUseCase,
     UpdateIdentityProviderUseCase,

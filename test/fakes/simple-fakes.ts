@@ -62,9 +62,6 @@ export class FakeSecureTokens extends SecureTokens {
   hash(token: string): string {
     return createHash('sha256').update(token).digest('base64url');
   }
-  pkceChallenge(codeVerifier: string): string {
-    return createHash('sha256').update(codeVerifier).digest('base64url');
-  }
   async successorOf(token: string): Promise<string> {
     return createHmac('sha256', 'test-key').update(token).digest('base64url');
   }

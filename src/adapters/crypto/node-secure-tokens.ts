@@ -14,9 +14,6 @@ export class NodeSecureTokens implements SecureTokens {
   hash(token: string): string {
     return createHash('sha256').update(token).digest('base64url');
   }
-  pkceChallenge(codeVerifier: string): string {
-    return createHash('sha256').update(codeVerifier).digest('base64url');
-  }
 
   async successorOf(token: string): Promise<string> {
     const key = await this.secrets.get('refresh-successor-hmac', () => randomBytes(32).toString('base64'));

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
-import { allowedReturnUrl } from '../../domain/federation/return-url';
 import { Realm } from '../../domain/realm/realm';
 import { ClientContext } from '../auth/client-context';
+import { ReturnUrls } from '../auth/return-urls';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
 import { IdentityProviderClient } from '../ports/identity-provider-client';
@@ -30,6 +30,7 @@ export class StartFederationUseCase {
     private readonly tokens: FederationTokenRepository,
     private readonly secureTokens: SecureTokens,
     private readonly cipher: SecretCipher,
+    private readonly returnUrls: ReturnUrls,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -42,9 +43,7 @@ export class StartFederationUseCase {
     const { realm } = input;
     const provider = await this.providers.findByAlias(realm.id, input.alias);
     if (!provider?.enabled) throw new DomainError('IDENTITY_PROVIDER_NOT_FOUND', 'Identity provider not found');
-    if (!allowedReturnUrl(input.returnTo, realm.settings.allowedReturnUrls, this.config.apiUrl)) {
-      throw DomainError.validation('returnTo', 'must be one of the realm’s allowedReturnUrls or a page of the account console');
-    }
+    this.returnUrls.assertAllowed(realm, input.returnTo);
     if (!/^[A-Za-z0-9_-]{43}$/.test(input.codeChallenge)) {
       throw DomainError.validation('codeChallenge', 'must be the base64url S256 challenge of a code verifier (43 characters)');
     }

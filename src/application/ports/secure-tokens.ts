@@ -9,8 +9,6 @@ export abstract class SecureTokens {
    * the database, so every instance derives the same token and no client can.
    */
   abstract successorOf(token: string): Promise<string>;
-  /** The RFC 7636 S256 code challenge of a PKCE code verifier: base64url (no padding) of its SHA-256. */
-  abstract pkceChallenge(codeVerifier: string): string;
   /** Constant-time equality of two secrets. */
   abstract equal(a: string, b: string): boolean;
   /** `digits` decimal digits from a CSPRNG, uniformly distributed (leading zeros kept). */
