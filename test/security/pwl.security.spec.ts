@@ -115,8 +115,14 @@ describe('PWL — passkeys and email codes (SECURITY.md)', () => {
     }
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     const [mk, mu] = [median(known), median(unknown)];
-    // Medians within 25 % (a millisecond of scheduling noise aside, on answers that take a few).
-    expect(Math.abs(mk - mu)).toBeLessThanOrEqual(Math.max(1, 0.25 * Math.max(mk, mu)));
+    // Medians within 25 %, with 5 ms for scheduling noise on a busy machine: answers take a few
+    // milliseconds, while sending before answering would add the lookup, the token and the outbox
+    // writes to the known address's side only.
+    expect({ known: mk, unknown: mu, within: Math.abs(mk - mu) <= Math.max(5, 0.25 * Math.max(mk, mu)) }).toEqual({
+      known: mk,
+      unknown: mu,
+      within: true,
+    });
   });
 
   it('PWL-04 redeems a link only by POST with the verifier of the browser that asked; a fetch spends nothing; a wrong verifier spends the link, not the code', async () => {
