@@ -601,9 +601,9 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
         const refreshStatements = statements.mock.calls.length;
         expect(realmReads).not.toHaveBeenCalled();
         if (t.config.databaseUrl) {
-          // What PostgreSQL sees: the session check and the linked identities for /me; the token lookup and the rotation for refresh.
+          // What PostgreSQL sees: the session check for /me (a user with no linked identity); the token lookup and the rotation for refresh.
           console.log(`statements per request with realm settings: /me ${meStatements}, refresh ${refreshStatements}`);
-          expect(meStatements).toBe(2);
+          expect(meStatements).toBe(1);
           expect(refreshStatements).toBe(2);
         }
       } finally {

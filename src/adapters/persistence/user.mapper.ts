@@ -12,15 +12,17 @@ export const USER_SUMMARY_COLUMNS = `
 
 /** Every column of a user row, as `USER_SUMMARY_COLUMNS` names them. */
 export const USER_COLUMNS = `${USER_SUMMARY_COLUMNS},
-  u.realm_id AS "realmId", u.password_hash AS "passwordHash", u.failed_login_count AS "failedLoginCount", u.updated_at AS "updatedAt"`;
+  u.realm_id AS "realmId", u.password_hash AS "passwordHash", u.failed_login_count AS "failedLoginCount", u.updated_at AS "updatedAt",
+  EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = u.id) AS "linkedIdentities"`;
 
 export interface UserRow extends UserRecord {
   hasPassword: boolean;
+  linkedIdentities: boolean;
   hasTotp: boolean;
   hasWebauthn: boolean;
 }
 
-export type UserSummaryRow = Omit<UserRow, 'realmId' | 'passwordHash' | 'failedLoginCount' | 'updatedAt'>;
+export type UserSummaryRow = Omit<UserRow, 'realmId' | 'passwordHash' | 'failedLoginCount' | 'updatedAt' | 'linkedIdentities'>;
 
 function mfaMethods(row: UserSummaryRow): MfaMethod[] {
   const methods: MfaMethod[] = [];
@@ -55,6 +57,7 @@ export function toUser(row: UserRow): User {
     passwordHash: row.passwordHash,
     failedLoginCount: Number(row.failedLoginCount),
     updatedAt: new Date(row.updatedAt),
+    linkedIdentities: row.linkedIdentities,
   });
 }
 

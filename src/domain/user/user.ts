@@ -43,6 +43,11 @@ export interface UserState {
   /** Set by administrators only; carried by access tokens as `app_metadata`. */
   appMetadata: AppMetadata;
   mfaMethods: MfaMethod[];
+  /**
+   * Whether an identity-provider account is linked, as read with the user; absent when the read
+   * did not tell (the identities are then looked up).
+   */
+  linkedIdentities?: boolean;
   createdAt: Date;
   updatedAt: Date;
   lastLoginAt: Date | null;
@@ -197,6 +202,10 @@ export class User {
   }
   get hasPassword(): boolean {
     return this.state.passwordHash !== null;
+  }
+  /** Whether an identity-provider account is linked; null when the read that made this user did not tell. */
+  get linkedIdentities(): boolean | null {
+    return this.state.linkedIdentities ?? null;
   }
   get profile(): UserProfile {
     return { ...this.state.profile };

@@ -148,7 +148,11 @@ export class AuthController {
   }
 
   private async userView(user: User) {
-    const identities = await this.listIdentities.execute({ realmId: user.realmId, userIds: [user.id] });
-    return { user: present.user(user.summary(), this.clock.now(), identities.get(user.id) ?? []) };
+    // Most users have no linked identity: the read that made the user said so, and /me stays one statement.
+    const identities =
+      user.linkedIdentities === false
+        ? []
+        : ((await this.listIdentities.execute({ realmId: user.realmId, userIds: [user.id] })).get(user.id) ?? []);
+    return { user: present.user(user.summary(), this.clock.now(), identities) };
   }
 }
