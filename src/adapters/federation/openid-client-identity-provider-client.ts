@@ -24,14 +24,16 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 @Injectable()
 export class OpenIdClientIdentityProviderClient implements IdentityProviderClient {
   private readonly policy: OutboundPolicy;
-  private readonly fetch: (input: string | URL, init?: RequestInit) => Promise<Response>;
+  private readonly fetch: oidc.CustomFetch;
 
   constructor(
     private readonly connector: OutboundConnector,
     private readonly config: AppConfig,
   ) {
     this.policy = { allowHttp: config.idpAllowHttp, allowPrivateNetworks: config.idpAllowPrivateNetworks, field: 'issuer' };
-    this.fetch = connector.fetcher({ ...this.policy, timeoutMs: PROVIDER_TIMEOUT_MS });
+    const fetcher = connector.fetcher({ ...this.policy, timeoutMs: PROVIDER_TIMEOUT_MS });
+    // openid-client's request options are fetch's: its bodies (string, URLSearchParams, bytes) are ones fetch takes.
+    this.fetch = (url, options) => fetcher(url, options as RequestInit);
   }
 
   async discover(issuer: string): Promise<Record<string, unknown>> {
