@@ -231,7 +231,9 @@ describe('the client against the real service (Node, memory storage)', () => {
     await client.ready;
     await client.register({ email, password: PASSWORD, name: 'Cookie User' });
     await client.signIn({ email, password: PASSWORD });
-    expect([...browser.jar.keys()]).toEqual(['__Host-refresh-default']);
+    // Beside the refresh cookie, only the session hint, which says nothing but "signed in".
+    expect([...browser.jar.keys()].sort()).toEqual(['__Host-refresh-default', '__Host-session-default']);
+    expect(browser.jar.get('__Host-session-default')).toBe('1');
     const first = browser.jar.get('__Host-refresh-default');
     expect(JSON.stringify(browser.bodies)).not.toContain(first);
     expect(browser.bodies.some((b) => (b as { tokens?: { refreshToken?: string } })?.tokens?.refreshToken)).toBe(false);
