@@ -56,7 +56,7 @@ describe('the account console: profile, realm name, header', () => {
   async function signIn(page: Page, email: string): Promise<void> {
     await page.getByLabel('Email address').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await heading(page, 'Your profile').waitFor();
   }
 

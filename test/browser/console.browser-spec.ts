@@ -147,7 +147,7 @@ describe('the account console in Chromium', () => {
     async function signInWithPassword(email: string, password: string, on: Page = page): Promise<void> {
       await on.getByLabel('Email address').fill(email);
       await on.getByLabel('Password', { exact: true }).fill(password);
-      await on.getByRole('button', { name: 'Sign in' }).click();
+      await on.getByRole('button', { name: 'Sign in', exact: true }).click();
     }
 
     async function signOut(): Promise<void> {
@@ -337,9 +337,9 @@ describe('the account console in Chromium', () => {
       });
       await page.getByRole('navigation').getByRole('link', { name: 'Security' }).click();
       await page.getByLabel('Name of the key').fill('USB key');
-      await page.getByRole('button', { name: 'Add a security key or passkey' }).click();
+      await page.getByRole('button', { name: 'Add a security key', exact: true }).click();
       await page.getByText('Added “USB key”.').waitFor();
-      await page.getByRole('list', { name: 'Your security keys and passkeys' }).getByRole('heading', { name: 'USB key' }).waitFor();
+      await page.getByRole('list', { name: 'Your security keys' }).getByRole('heading', { name: 'USB key' }).waitFor();
       const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
       expect(credentials).toHaveLength(1);
       await check('security-key-added');
@@ -459,7 +459,7 @@ describe('the account console in Chromium', () => {
       await page.getByRole('form', { name: 'Remove USB key' }).getByLabel('Your password').fill(NEW_PASSWORD);
       await page.getByRole('button', { name: 'Remove this key' }).click();
       await page.getByText('Removed “USB key”.').waitFor();
-      await page.getByText('No security key or passkey yet.').waitFor();
+      await page.getByText('No security key yet.').waitFor();
 
       await page.getByText('Turn off the authenticator app').click();
       await page.getByRole('form', { name: 'Turn off the authenticator app' }).getByLabel('Your password').fill(NEW_PASSWORD);
