@@ -66,14 +66,9 @@ export class EmailCodeSignInUseCase {
     const observation = this.devices.observe(client);
     const dpopJkt = await this.issuer.bindingKey(input.dpop, now);
     const refuse = async (reason: string, token: OneTimeToken | null): Promise<never> => {
-      await this.audit.record({
-        type: 'login.failed',
-        realmId: realm.id,
-        userId: token?.userId ?? null,
-        ip: client.ip,
-        at: now,
-        details: { method: 'email-code', via: 'code' in input.proof ? 'code' : 'link', reason },
-      });
+      const via = 'code' in input.proof ? 'code' : 'link';
+      const user = token?.userId ? { id: token.userId } : null;
+      await this.continuation.refused({ realm, client, method: 'email-code', details: { via }, user }, now, { reason });
       throw refusedAnswer();
     };
 

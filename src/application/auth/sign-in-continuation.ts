@@ -134,7 +134,7 @@ export class SignInContinuation {
 
   /** Audits a refused sign-in of this factor (`login.failed`), outside any transaction of the caller's. */
   async refused(
-    input: Pick<ProvenFirstFactor, 'realm' | 'client' | 'method' | 'details'> & { user?: User | null },
+    input: Pick<ProvenFirstFactor, 'realm' | 'client' | 'method' | 'details'> & { user?: Pick<User, 'id'> | null },
     at: Date,
     details: Record<string, unknown>,
   ) {
