@@ -238,6 +238,34 @@ describe('realm roles and app metadata', () => {
       expect(errorOf(await api.delete('/roles/librarian'))).toEqual([404, 'ROLE_NOT_FOUND']);
     });
 
+    // Two connections are needed to hold a row lock from outside: the embedded database has one.
+    (process.env.DATABASE_URL ? it : it.skip)('never leaves a user holding a role deleted while it was being assigned', async () => {
+      expect((await api.post('/roles').send({ name: 'racing' })).status).toBe(201);
+      const user = await createUser(t, admin.accessToken, 'school');
+      // Another connection holds the user's row: the assignment checks the role, then waits here.
+      const holder = t.dataSource.createQueryRunner();
+      await holder.startTransaction();
+      let deleted: Promise<{ status: number }> | undefined;
+      try {
+        await holder.query(`SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, [user.id]);
+        const assigned = api
+          .put(`/users/${user.id}/roles`)
+          .send({ roles: ['racing'] })
+          .then((res) => res);
+        await waitForLockWaiters(holder, 1);
+        // The deletion comes while the assignment is between its check and its write.
+        deleted = api.delete('/roles/racing').then((res) => res);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await holder.commitTransaction();
+        expect((await assigned).status).toBe(200);
+        expect((await deleted).status).toBe(200);
+      } finally {
+        if (holder.isTransactionActive) await holder.rollbackTransaction();
+        await holder.release();
+      }
+      expect((await api.get(`/users/${user.id}`)).body.user.roles).toEqual([]);
+    });
+
     it.each([
       ['realm-admin', 'school'],
       ['super-admin', 'master'],
@@ -337,3 +365,15 @@ describe('realm roles and app metadata', () => {
     expect((await api.put(`/users/${user.id}/roles`).send({ roles: ['legacy-editor'] })).status).toBe(200);
   });
 });
+
+/** Waits until `count` other sessions wait for a lock that the session of `runner` holds. */
+async function waitForLockWaiters(runner: { query(sql: string): Promise<{ n: number }[]> }, count: number): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    const [{ n }] = await runner.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))`,
+    );
+    if (n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no ${count} lock waiter(s) after 2 s`);
+}
