@@ -14,16 +14,19 @@ export function purgeBatches(databaseUrl, log) {
       const now = Date.now();
       const { sessionRetentionDays, auditRetentionDays, sessionIdleTimeoutSeconds } = db.config;
       const statementsMs = [];
+      const slowest = {};
       const drain = async (what, purge) => {
         let total = 0;
-        for (;;) {
+        for (let batch = 1; ; batch += 1) {
           const t0 = performance.now();
           const n = await purge();
-          statementsMs.push(performance.now() - t0);
+          const ms = performance.now() - t0;
+          statementsMs.push(ms);
+          if (!slowest[what] || ms > slowest[what].ms) slowest[what] = { ms: Math.round(ms * 10) / 10, batch };
           total += n;
           if (n < PURGE_BATCH_SIZE) break;
         }
-        log(`  purged ${total} ${what}`);
+        log(`  purged ${total} ${what} (slowest batch: ${JSON.stringify(slowest[what])})`);
         return total;
       };
       const t0 = performance.now();
@@ -45,6 +48,7 @@ export function purgeBatches(databaseUrl, log) {
         statementP50Ms: at(50),
         statementP99Ms: at(99),
         statementMaxMs: statementsMs[statementsMs.length - 1],
+        slowest,
       };
     } finally {
       await db.close();

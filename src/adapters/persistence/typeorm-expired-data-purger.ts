@@ -17,10 +17,13 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
     // closeEndedSessions, earlier in the same housekeeping run: every ended session is a revoked
     // one here, found through sessions_ended_idx. (Looking for open ones past their end through
     // sessions_expires_idx read the end of every closed session too: 0.3–1.3 s per batch at
-    // 3,000,000 sessions.) Refresh tokens go by ON DELETE CASCADE.
+    // 3,000,000 sessions.) The ORDER BY keeps the read on that index: without it the planner
+    // picks a scan of the table whenever most sessions are due, and each batch reads further into
+    // it, past the rows the earlier batches deleted (the last one, finding none, the whole table).
+    // Refresh tokens go by ON DELETE CASCADE.
     return this.count(
       `WITH gone AS (
-         DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE revoked_at < $1 LIMIT $2)
+         DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE revoked_at < $1 ORDER BY revoked_at LIMIT $2)
          RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [endedBefore, limit],
