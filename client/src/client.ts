@@ -1,16 +1,19 @@
 import { coordinator, type Message } from './coordination.js';
 import { dpopKey, dpopProof, type DpopKey } from './dpop.js';
-import { errorFrom, IdentityError } from './errors.js';
+import { errorFrom, FEDERATION_ERROR_CODES, IdentityError, type FederationErrorCode } from './errors.js';
 import { collectFingerprint, type FingerprintComponents } from './fingerprint.js';
 import { memoryStorage, type TokenStorage } from './storage.js';
 import type {
   AuthSnapshot,
   AuthUser,
   ClientEvents,
+  IdentityProvider,
+  LinkedIdentity,
   MfaMethod,
   MfaStatus,
   MfaSummary,
   MfaVerification,
+  RedirectResult,
   Session,
   SignInResult,
   SignOutReason,
@@ -89,14 +92,35 @@ const SETTLE_MS = 50;
 const HELLO_MS = 100;
 const AUTH = '/api/v1/auth';
 const LOADING: AuthSnapshot = Object.freeze({ status: 'loading' });
-/** How long the code verifier of an emailed sign-in link is kept (the link lives 10 minutes). */
-const LINK_VERIFIER_MS = 15 * 60_000;
+/** How long the code verifier of an emailed sign-in link, or of a sign-in at an identity provider, is kept (both live 10 minutes). */
+const VERIFIER_MS = 15 * 60_000;
 
 const base64url = (bytes: Uint8Array) =>
   btoa(String.fromCharCode(...bytes))
     .replace(/\+/g, '-')
     .replace(/\//g, '_')
     .replace(/=+$/, '');
+
+/** A PKCE pair (RFC 7636 S256): a random verifier to keep, and the challenge to send. */
+async function pkce(): Promise<{ codeVerifier: string; codeChallenge: string }> {
+  const codeVerifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier)));
+  return { codeVerifier, codeChallenge: base64url(digest) };
+}
+
+/**
+ * The URL's search parameters; when it is the page's own address, the named ones (the service's:
+ * a one-time code, a token) are taken out of the address bar and the history entry.
+ */
+function readAddress(url: string, names: string[]): URLSearchParams {
+  const parsed = new URL(url);
+  const params = new URLSearchParams(parsed.search);
+  if (typeof location !== 'undefined' && url === location.href && names.some((name) => params.has(name))) {
+    for (const name of names) parsed.searchParams.delete(name);
+    history.replaceState(history.state, '', parsed.pathname + parsed.search + parsed.hash);
+  }
+  return params;
+}
 
 function claimsOf(token: string): Claims {
   const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
@@ -526,6 +550,21 @@ export function createIdentityClient(options: IdentityClientOptions) {
       throw new IdentityError('WEBAUTHN_FAILED', (cause as Error)?.message || 'The WebAuthn ceremony failed', { cause });
     });
   const linkKey = `identity:${realm}:email-link`;
+  const federationKey = `identity:${realm}:federation`;
+
+  /**
+   * Starts a sign-in at an identity provider (a link to the signed-in user with `link`), keeps the
+   * code verifier in this tab's sessionStorage, and sends the browser to the provider.
+   */
+  async function toProvider(alias: string, returnTo: string, link: boolean): Promise<void> {
+    const { codeVerifier, codeChallenge } = await pkce();
+    const path = `/federation/${encodeURIComponent(alias)}/start`;
+    const answer = link
+      ? await authed('POST', path, { returnTo, codeChallenge, link })
+      : await call('POST', path, { returnTo, codeChallenge, deviceFingerprint: await fingerprint() });
+    sessionStorage.setItem(federationKey, JSON.stringify({ codeVerifier, until: Date.now() + VERIFIER_MS }));
+    location.assign(answer.authorizationUrl as string);
+  }
 
   const mfaResult = (answer: Json) => {
     const mfa = answer.mfa as MfaSummary;
@@ -633,10 +672,9 @@ export function createIdentityClient(options: IdentityClientOptions) {
       async send(email: string, options: { returnTo?: string } = {}): Promise<void> {
         let link = {};
         if (options.returnTo) {
-          const codeVerifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-          const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier)));
-          localStorage.setItem(linkKey, JSON.stringify({ codeVerifier, until: Date.now() + LINK_VERIFIER_MS }));
-          link = { returnTo: options.returnTo, codeChallenge: base64url(digest) };
+          const { codeVerifier, codeChallenge } = await pkce();
+          localStorage.setItem(linkKey, JSON.stringify({ codeVerifier, until: Date.now() + VERIFIER_MS }));
+          link = { returnTo: options.returnTo, codeChallenge };
         }
         await call('POST', '/email-code', { email, ...link });
       },
@@ -651,13 +689,8 @@ export function createIdentityClient(options: IdentityClientOptions) {
        * nothing is sent (`EMAIL_LINK_OTHER_BROWSER`): ask for the code instead.
        */
       async completeLink(url: string = location.href): Promise<SignInResult | null> {
-        const parsed = new URL(url);
-        const token = parsed.searchParams.get('email_token');
+        const token = readAddress(url, ['email_token']).get('email_token');
         if (!token) return null;
-        if (typeof location !== 'undefined' && url === location.href) {
-          parsed.searchParams.delete('email_token');
-          history.replaceState(history.state, '', parsed.pathname + parsed.search + parsed.hash);
-        }
         const kept = JSON.parse(localStorage.getItem(linkKey) ?? 'null') as { codeVerifier: string; until: number } | null;
         if (!kept || kept.until < Date.now()) {
           throw new IdentityError(
@@ -669,6 +702,53 @@ export function createIdentityClient(options: IdentityClientOptions) {
         await ready;
         return loginStep('/email-code/verify', { token, codeVerifier: kept.codeVerifier });
       },
+    },
+
+    federation: {
+      /** The realm's enabled identity providers, for sign-in buttons (an empty list when there are none). */
+      providers: () => call('GET', '/providers').then((answer) => answer.providers as IdentityProvider[]),
+      /**
+       * Signs in with an identity provider: starts the flow, keeps its code verifier in this tab, and
+       * sends the browser to the provider. `returnTo` (one of the realm's `allowedReturnUrls`) is
+       * the page that calls {@link complete} when the browser comes back.
+       */
+      signInWith: (alias: string, options: { returnTo: string }) => toProvider(alias, options.returnTo, false),
+      /** Links an account at the provider to the signed-in user: as {@link signInWith}, then `{ kind: 'linked' }` on return. */
+      link: (alias: string, options: { returnTo: string }) => toProvider(alias, options.returnTo, true),
+      /**
+       * On the `returnTo` page: reads `code`, `linked` or `error` from the URL (default: the page's
+       * own, then cleaned of them), and signs in with the code and this tab's verifier — the same
+       * result as {@link signIn}, `mfa-required` included — or answers the link. Null when the URL
+       * has none of them. A refusal throws its {@link FederationErrorCode}; a return to a tab that
+       * did not start the flow throws `FEDERATION_NOT_STARTED_HERE`, sending nothing.
+       */
+      async complete(url: string = location.href): Promise<RedirectResult | null> {
+        const params = readAddress(url, ['code', 'linked', 'error', 'error_description']);
+        const [code, linked, error] = [params.get('code'), params.get('linked'), params.get('error')];
+        if (!code && !linked && !error) return null;
+        const kept = JSON.parse(sessionStorage.getItem(federationKey) ?? 'null') as { codeVerifier: string; until: number } | null;
+        sessionStorage.removeItem(federationKey);
+        if (error) {
+          const known = error.toUpperCase() as FederationErrorCode;
+          throw new IdentityError(
+            FEDERATION_ERROR_CODES.includes(known) ? known : 'PROVIDER_ERROR',
+            params.get('error_description') || error,
+          );
+        }
+        if (linked) return { kind: 'linked', provider: linked };
+        if (!kept || kept.until < Date.now()) {
+          throw new IdentityError(
+            'FEDERATION_NOT_STARTED_HERE',
+            'This sign-in was not started in this browser tab, or too long ago: start it again',
+          );
+        }
+        await ready;
+        return loginStep('/federation/exchange', { code, codeVerifier: kept.codeVerifier });
+      },
+      /** The signed-in user's linked accounts. */
+      identities: () => authed('GET', '/identities').then((answer) => answer.identities as LinkedIdentity[]),
+      /** Unlinks one; refused (`INVALID_USER_STATE`) when it is the account's last way to sign in. */
+      unlink: (id: string) => authed('DELETE', `/identities/${encodeURIComponent(id)}`).then(() => undefined),
     },
 
     /** Ends the session on the service and in every tab. Never throws: the local session ends regardless. */

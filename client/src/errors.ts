@@ -38,11 +38,46 @@ export type ApiErrorCode =
  * - `NOT_SIGNED_IN`: an authenticated call without a session (or with a step-up pending);
  * - `WEBAUTHN_FAILED`: the browser's WebAuthn ceremony was cancelled or failed (`cause` holds why);
  * - `EMAIL_LINK_OTHER_BROWSER`: a sign-in link opened in a browser that did not ask for it (nothing
- *   was sent: the link stays usable where it was asked for, and the emailed code works anywhere).
+ *   was sent: the link stays usable where it was asked for, and the emailed code works anywhere);
+ * - `FEDERATION_NOT_STARTED_HERE`: a return from an identity provider to a browser tab that did not
+ *   start the sign-in (it keeps the code verifier): nothing was sent; start again.
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'NOT_SIGNED_IN' | 'WEBAUTHN_FAILED' | 'EMAIL_LINK_OTHER_BROWSER';
+export type ClientErrorCode =
+  'NETWORK_ERROR' | 'NOT_SIGNED_IN' | 'WEBAUTHN_FAILED' | 'EMAIL_LINK_OTHER_BROWSER' | 'FEDERATION_NOT_STARTED_HERE';
 
-export type ErrorCode = ApiErrorCode | ClientErrorCode;
+/**
+ * Why a sign-in or link at an identity provider failed: the callback's `error=` value in capitals,
+ * with `status` 0 and the service's `error_description` as the message.
+ * - `ACCESS_DENIED`: the user cancelled at the provider (or the provider refused);
+ * - `PROVIDER_ERROR`: the provider could not be reached, or its answer could not be trusted;
+ * - `EMAIL_REQUIRED`: the provider gave no email address;
+ * - `EMAIL_ALREADY_REGISTERED`: an account has the address and the provider does not vouch for it:
+ *   sign in to that account and link the provider from there;
+ * - `REGISTRATION_DISABLED`: no account has the address and the realm's registration is closed;
+ * - `IDENTITY_IN_USE`: the provider's account is linked to another user;
+ * - `REALM_DISABLED`: the realm is disabled.
+ */
+export type FederationErrorCode =
+  | 'ACCESS_DENIED'
+  | 'PROVIDER_ERROR'
+  | 'EMAIL_REQUIRED'
+  | 'EMAIL_ALREADY_REGISTERED'
+  | 'REGISTRATION_DISABLED'
+  | 'IDENTITY_IN_USE'
+  | 'REALM_DISABLED';
+
+/** The `error=` values of an identity provider's return, as their codes. */
+export const FEDERATION_ERROR_CODES: readonly FederationErrorCode[] = [
+  'ACCESS_DENIED',
+  'PROVIDER_ERROR',
+  'EMAIL_REQUIRED',
+  'EMAIL_ALREADY_REGISTERED',
+  'REGISTRATION_DISABLED',
+  'IDENTITY_IN_USE',
+  'REALM_DISABLED',
+];
+
+export type ErrorCode = ApiErrorCode | ClientErrorCode | FederationErrorCode;
 
 /** A field-level validation problem (`details` of `VALIDATION_FAILED`). */
 export interface FieldError {

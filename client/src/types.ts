@@ -22,6 +22,8 @@ export interface User {
   appMetadata: Record<string, unknown>;
   /** False for an account made by an email code or an identity provider until it sets a password. */
   hasPassword: boolean;
+  /** The accounts at identity providers linked to this one. */
+  identities: { id: string; provider: string; email: string | null; linkedAt: string }[];
   createdAt: string;
   lastLoginAt: string | null;
 }
@@ -101,6 +103,28 @@ export type AuthSnapshot =
     };
 
 export type SignInResult = { kind: 'signed-in'; user: AuthUser } | { kind: 'mfa-required'; user: AuthUser; methods: MfaMethod[] };
+
+/** What a return from an identity provider ended in: a sign-in, or a link to the signed-in account. */
+export type RedirectResult = SignInResult | { kind: 'linked'; provider: string };
+
+/** An identity provider of the realm, for a sign-in button (`GET /providers`). */
+export interface IdentityProvider {
+  alias: string;
+  displayName: string;
+}
+
+/** An account at an identity provider, linked to the user. */
+export interface LinkedIdentity {
+  id: string;
+  /** The provider's alias. */
+  provider: string;
+  /** The provider's `sub` for the account. */
+  subject: string;
+  /** The address the provider gave at the last sign-in. */
+  email: string | null;
+  linkedAt: string;
+  lastUsedAt: string | null;
+}
 
 export type MfaVerification = { type: 'totp'; code: string } | { type: 'recovery'; code: string } | { type: 'webauthn' };
 

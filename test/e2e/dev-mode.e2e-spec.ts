@@ -3,6 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { ADMIN_ENV, ROOT_EMAIL, ROOT_PASSWORD } from '../support/admin-flows';
+import { TestOidcProvider } from '../support/oidc-provider';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const ROOT = join(__dirname, '../..');
@@ -25,6 +28,7 @@ describe('npm run dev: watch mode with the development profile', () => {
   let output = '';
   let port: number;
   let base: string;
+  let idp: TestOidcProvider;
 
   beforeAll(async () => {
     outDir = mkdtempSync(join(tmpdir(), 'identity-dev-build-'));
@@ -32,6 +36,11 @@ describe('npm run dev: watch mode with the development profile', () => {
     database = await createTestDatabase();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    // The service's own address is http://localhost:<port> (API_URL's default).
+    idp = await TestOidcProvider.start({
+      redirectUris: [`http://localhost:${port}/api/v1/auth/federation/corp/callback`],
+      accounts: { dev: { email: `dev-idp-${Date.now()}@example.com`, email_verified: true } },
+    });
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       NODE_PATH: join(ROOT, 'node_modules'),
@@ -40,6 +49,9 @@ describe('npm run dev: watch mode with the development profile', () => {
       DATA_DIR: dataDir,
       BCRYPT_COST: '4',
       LOG_LEVEL: 'info',
+      ...ADMIN_ENV,
+      IDP_ALLOW_HTTP: 'true',
+      IDP_ALLOW_PRIVATE_NETWORKS: 'true',
     };
     if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
     const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.dev as string;
@@ -67,6 +79,7 @@ describe('npm run dev: watch mode with the development profile', () => {
       await Promise.race([exited, sleep(10_000)]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+    await idp?.stop();
     await database?.drop();
     rmSync(outDir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
@@ -121,5 +134,43 @@ describe('npm run dev: watch mode with the development profile', () => {
     const deadline = Date.now() + 10_000;
     while (!output.includes(`http://localhost:${port}/verify-email?token=`) && Date.now() < deadline) await sleep(200);
     expect(output).toContain(`http://localhost:${port}/verify-email?token=`);
+  });
+
+  it('sends email links and identity-provider sign-ins back to any local dev server page; other hosts stay refused', async () => {
+    const json = { 'content-type': 'application/json' };
+    const codeChallenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+    const post = (path: string, body: object, headers: Record<string, string> = {}) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+
+    // An emailed sign-in link to a Vite dev server; its link (written to the log) opens that page.
+    const email = `dev-link-${Date.now()}@example.com`;
+    const linked = await post('/api/v1/auth/email-code', { email, returnTo: 'http://localhost:5173/auth/callback', codeChallenge });
+    expect(linked.status).toBe(202);
+    const refused = await post('/api/v1/auth/email-code', { email, returnTo: 'http://evil.example:5173/auth/callback', codeChallenge });
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([400, 'VALIDATION_FAILED']);
+
+    // An identity provider, registered by the bootstrap administrator.
+    const root = await post('/api/v1/auth/login', { email: ROOT_EMAIL, password: ROOT_PASSWORD }, { 'X-Realm-Id': 'master' });
+    const { accessToken } = ((await root.json()) as { tokens: { accessToken: string } }).tokens;
+    const created = await post(
+      '/v1/admin/identity-providers',
+      { alias: 'corp', displayName: 'Corp SSO', issuer: idp.issuer, clientId: 'identity-service' },
+      { authorization: `Bearer ${accessToken}`, 'X-Realm-Id': 'default' },
+    );
+    expect(created.status).toBe(201);
+    for (const returnTo of ['http://evil.example:3001/', 'https://localhost:3001/', 'http://localhost:3001/#x']) {
+      const start = await post('/api/v1/auth/federation/corp/start', { returnTo, codeChallenge });
+      expect([returnTo, start.status]).toEqual([returnTo, 400]);
+    }
+    const start = await post('/api/v1/auth/federation/corp/start', { returnTo: 'http://localhost:3001/signed-in?app=1', codeChallenge });
+    expect(start.status).toBe(200);
+    const back = await idp.signIn(((await start.json()) as { authorizationUrl: string }).authorizationUrl, 'dev');
+    const callback = await fetch(back.replace(`http://localhost:${port}`, base), { redirect: 'manual' });
+    expect(callback.status).toBe(303);
+    expect(callback.headers.get('location')).toMatch(/^http:\/\/localhost:3001\/signed-in\?app=1&code=[\w-]+$/);
+
+    const deadline = Date.now() + 10_000;
+    while (!output.includes('http://localhost:5173/auth/callback?email_token=') && Date.now() < deadline) await sleep(200);
+    expect(output).toContain('http://localhost:5173/auth/callback?email_token=');
   });
 });

@@ -8,7 +8,9 @@ import { Realm } from '../../domain/realm/realm';
  * Where a sign-in started in a browser may send that browser back: a page of the service's own
  * account console (on `API_URL`'s origin, under `/account/`), or one of the realm's allowed return
  * URLs, matched exactly (`allowedReturnUrl`). Anything else is refused, so no link of ours is an
- * open redirect.
+ * open redirect. The development profile (`npm run dev`) also accepts any page of a dev server on
+ * this machine, `http://localhost:<port>/…` or `http://127.0.0.1:<port>/…`, written as a URL parser
+ * writes it; production never does.
  */
 @Injectable()
 export class ReturnUrls {
@@ -20,6 +22,14 @@ export class ReturnUrls {
    */
   assertAllowed(realm: Realm, returnTo: string, field = 'returnTo'): string {
     if (allowedReturnUrl(returnTo, realm.settings.allowedReturnUrls, this.config.apiUrl)) return returnTo;
+    if (this.config.profile === 'development' && localDevServer(returnTo)) return returnTo;
     throw DomainError.validation(field, "must be one of the realm's allowed return URLs or a page of the account console");
   }
+}
+
+/** A page of a dev server on this machine: plain http, a loopback name, an explicit port, and the same checks as an allowed URL. */
+function localDevServer(returnTo: string): boolean {
+  // Checked as if it were on the allow-list: no userinfo, backslash, whitespace, fragment or `..`.
+  const url = allowedReturnUrl(returnTo, [returnTo], 'http://invalid');
+  return url !== null && url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && url.port !== '';
 }
