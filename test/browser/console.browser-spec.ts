@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { buildConsole } from '../support/console-build';
+import { buildConsole, watchProblems as watch } from '../support/console-build';
 import { PASSWORD, uniqueEmail } from '../support/flows';
 import { midStep, nextStep, oathtoolTotp } from '../support/mfa';
 import { freePort } from '../support/sdk-app-page';
@@ -18,30 +18,6 @@ const NEW_PASSWORD = 'a different horse, battery and staple';
 const RESET_PASSWORD = 'yet another horse with its staple';
 
 type Violation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
-
-/**
- * Everything a page did wrong: uncaught errors, CSP violations (the securitypolicyviolation event,
- * reported through a binding, and the console's report), and console errors other than the
- * "Failed to load resource" lines of API answers the console expects (401 on a refresh without a
- * session, 400 on a wrong code).
- */
-async function watch(context: BrowserContext): Promise<string[]> {
-  const problems: string[] = [];
-  await context.exposeBinding('reportViolation', (_source, text: string) => problems.push(`CSP violation: ${text}`));
-  await context.addInitScript({
-    content: `document.addEventListener('securitypolicyviolation', (e) =>
-      window.reportViolation(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || '')));`,
-  });
-  context.on('page', (page) => {
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
-      problems.push(`console error: ${message.text()}`);
-    });
-  });
-  return problems;
-}
 
 describe('the account console in Chromium', () => {
   let t: TestApp;
@@ -81,8 +57,10 @@ describe('the account console in Chromium', () => {
         '--host-resolver-rules=MAP localhost 127.0.0.1',
       ],
     });
-    rmSync(SCREENSHOTS, { recursive: true, force: true });
+    // This file's screenshots of an earlier run go; those of the other browser files (which may be
+    // running beside this one) stay.
     mkdirSync(SCREENSHOTS, { recursive: true });
+    for (const file of readdirSync(SCREENSHOTS)) if (/^(desktop|phone)-\d\d-/.test(file)) rmSync(join(SCREENSHOTS, file));
   });
 
   afterAll(async () => {

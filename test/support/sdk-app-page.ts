@@ -121,6 +121,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** What the page's `app.settle` makes of a call: its value, or its error's code, status and message. */
+export type Settled<T> = { value?: T; error?: { code: string; status: number; message: string } };
+
 /** Runs an async snippet in the page, where `app` is the page's API (see PAGE above). */
 export function inPage<T>(page: Page, body: string): Promise<T> {
   return page.evaluate(`(async () => { const app = window.app; ${body} })()`) as Promise<T>;

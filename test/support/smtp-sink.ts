@@ -107,17 +107,19 @@ export class SmtpSink {
     return this.server !== null;
   }
 
-  /** Messages whose envelope recipient is `address`. */
-  to(address: string): ReceivedMail[] {
-    return this.messages.filter((m) => m.envelopeTo.includes(address.toLowerCase()));
+  /** Messages whose envelope recipient is `address` (and whose subject starts with `subject`, when given). */
+  to(address: string, subject?: string): ReceivedMail[] {
+    return this.messages.filter(
+      (m) => m.envelopeTo.includes(address.toLowerCase()) && (subject === undefined || m.subject.startsWith(subject)),
+    );
   }
 
-  /** Resolves with the messages to `address` once there are at least `count` of them. */
-  async waitFor(address: string, count = 1, timeoutMs = 10_000): Promise<ReceivedMail[]> {
+  /** Resolves with the messages to `address` (whose subject starts with `subject`, when given) once there are at least `count` of them. */
+  async waitFor(address: string, count = 1, timeoutMs = 10_000, subject?: string): Promise<ReceivedMail[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.to(address).length < count) {
+    while (this.to(address, subject).length < count) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`expected ${count} message(s) to ${address}, got ${this.to(address).length}`);
+      if (left <= 0) throw new Error(`expected ${count} message(s) to ${address}, got ${this.to(address, subject).length}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {
@@ -126,7 +128,7 @@ export class SmtpSink {
         });
       });
     }
-    return this.to(address);
+    return this.to(address, subject);
   }
 
   /** Closes the port and drops open connections at once: the server is down. */
