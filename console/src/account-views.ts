@@ -106,6 +106,63 @@ export function profileView(app: App): View {
   return { title: 'Your profile', content };
 }
 
+/**
+ * New recovery codes, shown once until the user says they are saved (then `saved` runs): they
+ * can be copied and downloaded. The caller puts the panel on screen and focuses its heading.
+ */
+function recoveryCodesPanel(app: App, codes: string[], why: string, saved: () => void): HTMLElement {
+  const heading = h('h2', { tabindex: -1 }, 'Save your recovery codes');
+  const alert = liveRegion('error');
+  const list = h(
+    'ol',
+    { class: 'codes', 'aria-label': 'Recovery codes' },
+    codes.map((c) => h('li', {}, h('code', {}, c))),
+  );
+  const text = `Recovery codes (${app.realm})\n\n${codes.join('\n')}\n\nEach code signs you in once.\n`;
+  return h(
+    'section',
+    { class: 'panel codes-panel', 'data-section': 'codes' },
+    heading,
+    h('p', {}, why),
+    h(
+      'p',
+      {},
+      'Each code signs you in once when your authenticator app or security key is not at hand. They are shown only now: keep them somewhere safe, like a password manager.',
+    ),
+    alert,
+    list,
+    h(
+      'div',
+      { class: 'actions' },
+      action(
+        'Copy codes',
+        async () => {
+          try {
+            await navigator.clipboard.writeText(text);
+            app.notify(`Copied ${codes.length} recovery codes.`);
+          } catch {
+            getSelection()?.selectAllChildren(list);
+            app.notify('Copying is not allowed here: the codes are selected, press Ctrl+C (or Cmd+C).');
+          }
+        },
+        alert,
+      ),
+      action(
+        'Download codes',
+        async () => {
+          const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+          const link = h('a', { href: url, download: `recovery-codes-${app.realm}.txt` });
+          link.click();
+          setTimeout(() => URL.revokeObjectURL(url), 1000);
+          app.notify('Downloaded the recovery codes.');
+        },
+        alert,
+      ),
+      h('button', { type: 'button', class: 'primary', onclick: saved }, 'I have saved them'),
+    ),
+  );
+}
+
 const OFFER_DISMISSED = 'identity:passkey-offer-dismissed';
 
 /**
@@ -133,8 +190,15 @@ async function passkeyOffer(app: App): Promise<HTMLElement | null> {
         'Create a passkey',
         async () => {
           const result = await app.client.passkeys.register();
-          panel.remove();
           app.notify(`Created the passkey “${result.credential.name}”. It signs you in on this device.`);
+          if (!result.recoveryCodes) {
+            panel.remove();
+            return;
+          }
+          // The account's first second factor: the recovery codes that come with it, shown once in its place.
+          const codes = recoveryCodesPanel(app, result.recoveryCodes, 'Your passkey is created.', () => codes.remove());
+          panel.replaceWith(codes);
+          codes.querySelector<HTMLElement>('h2')?.focus();
         },
         alert,
         { class: 'primary' },
@@ -270,59 +334,9 @@ export function securityView(app: App): View {
 
   /** Shows new recovery codes once, in place of the view, until the user says they are saved. */
   const showCodes = (codes: string[], why: string) => {
-    const heading = h('h2', { tabindex: -1 }, 'Save your recovery codes');
-    const alert = liveRegion('error');
-    const list = h(
-      'ol',
-      { class: 'codes', 'aria-label': 'Recovery codes' },
-      codes.map((c) => h('li', {}, h('code', {}, c))),
-    );
-    const text = `Recovery codes (${app.realm})\n\n${codes.join('\n')}\n\nEach code signs you in once.\n`;
-    body.replaceChildren(
-      h(
-        'section',
-        { class: 'panel codes-panel', 'data-section': 'codes' },
-        heading,
-        h('p', {}, why),
-        h(
-          'p',
-          {},
-          'Each code signs you in once when your authenticator app or security key is not at hand. They are shown only now: keep them somewhere safe, like a password manager.',
-        ),
-        alert,
-        list,
-        h(
-          'div',
-          { class: 'actions' },
-          action(
-            'Copy codes',
-            async () => {
-              try {
-                await navigator.clipboard.writeText(text);
-                app.notify(`Copied ${codes.length} recovery codes.`);
-              } catch {
-                getSelection()?.selectAllChildren(list);
-                app.notify('Copying is not allowed here: the codes are selected, press Ctrl+C (or Cmd+C).');
-              }
-            },
-            alert,
-          ),
-          action(
-            'Download codes',
-            async () => {
-              const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
-              const link = h('a', { href: url, download: `recovery-codes-${app.realm}.txt` });
-              link.click();
-              setTimeout(() => URL.revokeObjectURL(url), 1000);
-              app.notify('Downloaded the recovery codes.');
-            },
-            alert,
-          ),
-          h('button', { type: 'button', class: 'primary', onclick: () => reload('recovery') }, 'I have saved them'),
-        ),
-      ),
-    );
-    heading.focus();
+    const panel = recoveryCodesPanel(app, codes, why, () => reload('recovery'));
+    body.replaceChildren(panel);
+    panel.querySelector<HTMLElement>('h2')?.focus();
   };
 
   let hasPassword = true;
