@@ -2,7 +2,7 @@
 // `npm run bench [-- options]`: starts the production build on a fresh, seeded database, drives
 // it with autocannon on loopback and prints one table. Not a test: nothing here runs in `npm test`.
 //
-// Options: --connections 4  --duration 10  --runs 3  --warmup 2  --only login,me,…
+// Options: --connections 4  --duration 10  --runs 3  --warmup 2  --only login,me,federation,…
 //          --users 10000  --sessions 100000  --large-users 100000 (0: no 100k-user realm)
 //          --bcrypt-cost <BCRYPT_COST or 12>  --clean-runs 0  --max-runs <2 × runs>  --clean-other 0.15
 //          --cpu-prof (server profile in bench/results/<stamp>/)  --keep (keep the database)
@@ -28,6 +28,7 @@ import {
   seedUsers,
   serverVersion,
 } from './lib/database.mjs';
+import { federationScenario } from './lib/federation.mjs';
 import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
 import { machineDescription } from './lib/proc.mjs';
 import { benchEnv, freePort, productionNodeFlags, startServer } from './lib/server.mjs';
@@ -483,6 +484,7 @@ async function main() {
           },
         ],
       },
+      federationScenario({ origin, call, adminAccess, tag, fingerprint: FINGERPRINT, clientHeaders: CLIENT_HEADERS }),
       largeAdminAccess && {
         name: 'admin-users-100k',
         what: `GET ${usersQuery} in realm ${LARGE_REALM} (${LARGE_USERS} users)`,
@@ -588,6 +590,8 @@ async function main() {
           log,
         }),
       );
+      await scenario.teardown?.();
+      if (scenario.lastError) log(`  ${scenario.name}: last failure: ${scenario.lastError.message}`);
       if (scenario.name === 'login') await measureLimit();
     }
     if (!limit && ONLY?.includes('bcrypt')) await measureLimit();
@@ -684,6 +688,15 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped,
     const ratio = refreshCookie.serverCpuMsPerReq / refresh.serverCpuMsPerReq;
     lines.push(
       `refresh-cookie / refresh: ${round(ratio * 100)} % of the body transport's server CPU per request (budget: no slower, within the 5 % run-to-run noise: ${ratio <= 1.05 ? 'met' : 'MISSED'})`,
+    );
+  }
+  const federation = byName('federation');
+  if (federation) {
+    const db =
+      database.kind === 'postgresql' ? ` + ${round(federation.databaseCpuMsPerReq, 2)} ms PostgreSQL CPU` : ' (database in the server)';
+    lines.push(
+      `federation: ${round(federation.serverCpuMsPerReq, 2)} ms server CPU per federated sign-in (start + callback + exchange)${db}; ` +
+        `the provider's own ${round(federation.helperCpuMsPerReq, 2)} ms in its own process, not counted`,
     );
   }
   if (clientSize) {

@@ -12,17 +12,62 @@ export function median(values) {
 }
 
 /**
+ * Starts counting CPU: the server's, its database backends' (`databasePids()`: empty with the
+ * embedded database, whose work is the server's), helper processes' (`helperPids`: a provider in
+ * its own process), this load generator's and the machine's; `stop()` returns what each used.
+ */
+async function cpuWindow({ server, databasePids, helperPids = [] }) {
+  const pids0 = await databasePids();
+  const db0 = cpuByPid(pids0);
+  const helpers0 = cpuByPid(helperPids);
+  const server0 = processCpuSeconds(server.pid);
+  const self0 = process.cpuUsage();
+  const machine0 = machineCpu();
+  const rss = sampleRss(server.pid);
+  return {
+    async stop() {
+      const rssMax = rss.stop();
+      const machine1 = machineCpu();
+      const self = process.cpuUsage(self0);
+      const server1 = processCpuSeconds(server.pid);
+      const pids1 = await databasePids();
+      const db1 = cpuByPid(new Set([...pids0, ...pids1]));
+      return {
+        server: server1 - server0,
+        database: cpuBetween(db0, db1),
+        helpers: cpuBetween(helpers0, cpuByPid(helperPids)),
+        loadgen: (self.user + self.system) / 1e6,
+        busy: machine1.busy - machine0.busy,
+        idle: machine1.idle - machine0.idle,
+        rssMax,
+      };
+    },
+  };
+}
+
+/** The per-request figures of a run of `seconds` with `ok` successes. */
+function perRequest(cpu, ok, seconds) {
+  const per = (cpuSeconds) => (cpuSeconds * 1000) / Math.max(1, ok);
+  return {
+    reqPerSec: ok / seconds,
+    serverCpuMsPerReq: per(cpu.server),
+    databaseCpuMsPerReq: per(cpu.database),
+    loadgenCpuMsPerReq: per(cpu.loadgen),
+    helperCpuMsPerReq: per(cpu.helpers),
+    // CPU the machine spent on anything but the server, its database, the helpers and the load generator.
+    otherCpu: (cpu.busy - cpu.server - cpu.database - cpu.helpers - cpu.loadgen) / seconds,
+    idleCpu: cpu.idle / seconds,
+    rssMaxBytes: cpu.rssMax,
+  };
+}
+
+/**
  * Runs `scenario` once for `duration` seconds. `databasePids()` lists the PostgreSQL backends
  * serving the benchmark database (empty with the embedded database, whose work is the server's).
  */
 export async function runOnce({ origin, scenario, connections, duration, server, databasePids }) {
   await scenario.beforeRun?.();
-  const pids0 = await databasePids();
-  const db0 = cpuByPid(pids0);
-  const server0 = processCpuSeconds(server.pid);
-  const self0 = process.cpuUsage();
-  const machine0 = machineCpu();
-  const rss = sampleRss(server.pid);
+  const window = await cpuWindow({ server, databasePids });
   const instance = autocannon({
     url: origin,
     connections,
@@ -33,37 +78,68 @@ export async function runOnce({ origin, scenario, connections, duration, server,
   });
   scenario.onStart?.(instance);
   const result = await instance;
-  const rssMax = rss.stop();
-  const machine1 = machineCpu();
-  const self = process.cpuUsage(self0);
-  const server1 = processCpuSeconds(server.pid);
-  const pids1 = await databasePids();
-  const db1 = cpuByPid(new Set([...pids0, ...pids1]));
-  const seconds = result.duration;
-  const ok = result['2xx'];
-  const serverCpu = server1 - server0;
-  const databaseCpu = cpuBetween(db0, db1);
-  const loadgenCpu = (self.user + self.system) / 1e6;
-  const busy = machine1.busy - machine0.busy;
+  const cpu = await window.stop();
   return {
-    seconds,
+    seconds: result.duration,
     total: result.requests.total,
-    ok,
+    ok: result['2xx'],
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    reqPerSec: ok / seconds,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,
     max: result.latency.max,
-    serverCpuMsPerReq: (serverCpu * 1000) / Math.max(1, ok),
-    databaseCpuMsPerReq: (databaseCpu * 1000) / Math.max(1, ok),
-    loadgenCpuMsPerReq: (loadgenCpu * 1000) / Math.max(1, ok),
-    // CPU the machine spent on anything but the server, its database and the load generator.
-    otherCpu: (busy - serverCpu - databaseCpu - loadgenCpu) / seconds,
-    idleCpu: (machine1.idle - machine0.idle) / seconds,
-    rssMaxBytes: rssMax,
+    ...perRequest(cpu, result['2xx'], result.duration),
     stoppedEarly: scenario.stoppedEarly?.() ?? false,
+  };
+}
+
+function percentile(sorted, p) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+/**
+ * A scenario whose unit is a sequence of requests with work between them (`scenario.flow`, one
+ * whole federated sign-in): `connections` loops run it back to back for `duration` seconds. The
+ * same figures as `runOnce`, per flow; the CPU of `scenario.otherPids()` (a provider in its own
+ * process) is counted apart, neither the server's nor "other".
+ */
+export async function runFlowOnce({ scenario, connections, duration, server, databasePids }) {
+  await scenario.beforeRun?.();
+  const window = await cpuWindow({ server, databasePids, helperPids: scenario.otherPids?.() ?? [] });
+  const latencies = [];
+  let failures = 0;
+  const start = performance.now();
+  const end = start + duration * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const began = performance.now();
+        try {
+          await scenario.flow();
+          latencies.push(performance.now() - began);
+        } catch (error) {
+          failures += 1;
+          scenario.lastError = error;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const cpu = await window.stop();
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    seconds,
+    total: latencies.length + failures,
+    ok: latencies.length,
+    non2xx: failures,
+    errors: 0,
+    p50: Math.round(percentile(sorted, 50)),
+    p90: Math.round(percentile(sorted, 90)),
+    p99: Math.round(percentile(sorted, 99)),
+    max: Math.round(sorted.at(-1) ?? NaN),
+    ...perRequest(cpu, latencies.length, seconds),
+    stoppedEarly: false,
   };
 }
 
@@ -73,11 +149,12 @@ export async function runOnce({ origin, scenario, connections, duration, server,
  */
 export async function measureScenario(opts) {
   const { scenario, warmup, runs, cleanRuns, maxRuns, cleanOther, log } = opts;
-  if (warmup > 0) await runOnce({ ...opts, duration: warmup });
+  const once = scenario.flow ? runFlowOnce : runOnce;
+  if (warmup > 0) await once({ ...opts, duration: warmup });
   const all = [];
   const clean = (r) => r.otherCpu < cleanOther;
   while (all.length < runs || (cleanRuns && all.filter(clean).length < cleanRuns && all.length < maxRuns)) {
-    const r = await runOnce(opts);
+    const r = await once(opts);
     r.clean = clean(r);
     all.push(r);
     log(
@@ -104,6 +181,7 @@ export async function measureScenario(opts) {
     serverCpuMsPerReq: med((r) => r.serverCpuMsPerReq),
     databaseCpuMsPerReq: med((r) => r.databaseCpuMsPerReq),
     loadgenCpuMsPerReq: med((r) => r.loadgenCpuMsPerReq),
+    helperCpuMsPerReq: med((r) => r.helperCpuMsPerReq),
     otherCpu: med((r) => r.otherCpu),
     rssMaxBytes: Math.max(...all.map((r) => r.rssMaxBytes)),
     runs: all,

@@ -53,12 +53,17 @@ export function benchEnv({ port, database, bcryptCost }) {
     OUTBOX_POLL_INTERVAL_MS: '0',
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // The federation scenario's provider is on loopback, over http.
+    IDP_ALLOW_HTTP: 'true',
+    IDP_ALLOW_PRIVATE_NETWORKS: 'true',
     HOUSEKEEPING_INTERVAL_SECONDS: '0',
     RATE_LIMIT_LOGIN: limit,
     RATE_LIMIT_REGISTER: limit,
     RATE_LIMIT_REFRESH: limit,
     RATE_LIMIT_MFA_VERIFY: limit,
     RATE_LIMIT_EMAIL: limit,
+    RATE_LIMIT_FEDERATION: limit,
+    RATE_LIMIT_SIGN_IN_VERIFY: limit,
     RATE_LIMIT_DEFAULT: limit,
   };
 }

@@ -4,6 +4,7 @@ import { HostResolver, ResolvedAddress } from '../../src/application/ports/host-
 import { WebhookDispatcher } from '../../src/adapters/webhooks/webhook-dispatcher';
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
 import { PASSWORD, register, uniqueEmail } from '../support/flows';
+import { ScriptedResolver } from '../support/scripted-resolver';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -11,16 +12,6 @@ import { createTestApp, TestApp } from '../support/test-app';
  * public addresses, checked at creation and again at every attempt, connecting to the address
  * that was checked. Names are answered by an injected resolver the tests control.
  */
-
-/** Answers from a table the test changes; unknown names do not resolve. */
-class ScriptedResolver extends HostResolver {
-  readonly answers = new Map<string, ResolvedAddress[]>();
-  async resolve(hostname: string): Promise<ResolvedAddress[]> {
-    const found = this.answers.get(hostname);
-    if (!found) throw new Error(`ENOTFOUND ${hostname}`);
-    return found;
-  }
-}
 
 const PUBLIC_V4: ResolvedAddress = { address: '93.184.216.34', family: 4 };
 

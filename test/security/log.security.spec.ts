@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import { LOG_DESTINATION } from '../../src/adapters/http/logging/logging.module';
 import { CapturedLogs, fragments } from '../support/captured-logs';
 import { OutboxDispatcher } from '../../src/adapters/mail/outbox-dispatcher';
-import { ADMIN_ENV, adminApi, ROOT_PASSWORD, superAdmin } from '../support/admin-flows';
+import { adminApi, ROOT_PASSWORD, superAdmin } from '../support/admin-flows';
+import { FEDERATION_ENV, FederationHarness, providerAccount } from '../support/federation';
 import { fingerprintOf, from, MAC_CHROME, WINDOWS_FIREFOX } from '../support/devices';
 import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { code, midStep, mfaToken, nextStep, verify } from '../support/mfa';
@@ -17,7 +19,7 @@ describe('LOG — logging (SECURITY.md)', () => {
   beforeAll(async () => {
     sink = await SmtpSink.start();
     t = await createTestApp({
-      env: { ...ADMIN_ENV, LOG_LEVEL: 'trace', SMTP_URL: sink.url, LOCKOUT_MAX_FAILURES: '3', TRUST_PROXY: 'loopback' },
+      env: { ...FEDERATION_ENV, LOG_LEVEL: 'trace', SMTP_URL: sink.url, LOCKOUT_MAX_FAILURES: '3', TRUST_PROXY: 'loopback' },
       override: (builder) => builder.overrideProvider(LOG_DESTINATION).useValue(logs),
     });
   });
@@ -31,7 +33,7 @@ describe('LOG — logging (SECURITY.md)', () => {
     await t.app.get(OutboxDispatcher).dispatchDue();
   }
 
-  it('LOG-01 never logs passwords, tokens, TOTP secrets or codes, recovery codes, the admin token or email tokens (whole scenario, trace level)', async () => {
+  it('LOG-01 never logs passwords, tokens, TOTP secrets or codes, recovery codes, the admin token, email tokens or an identity provider’s client secret (whole scenario, trace level)', async () => {
     const secrets: Record<string, string> = {};
     const keep = (name: string, value: string) => {
       secrets[name] = value;
@@ -98,6 +100,23 @@ describe('LOG — logging (SECURITY.md)', () => {
     await adminApi(t, root.accessToken, 'default').get('/users').expect(200);
     // Careless clients: tokens in a query string, a cookie and a custom header.
     await t.api().get(`/api/v1/auth/me?access_token=${root.accessToken}`).set('Cookie', `rt=${root.refreshToken}`).set('X-Api-Key', secret);
+    // An identity provider: its client secret, the state and code in the callback's URL, the login code and its verifier.
+    const federation = await FederationHarness.attach(t, {
+      accounts: { logger: providerAccount('log01fed') },
+      clientSecret: keep('idpClientSecret', `idp-${randomBytes(24).toString('base64url')}`),
+    });
+    try {
+      const { back, verifier } = await federation.toCallback('logger');
+      const callbackParams = new URL(back).searchParams;
+      keep('federationState', callbackParams.get('state')!);
+      keep('providerCode', callbackParams.get('code')!);
+      const loginCode = keep('loginCode', new URL((await federation.callback(back)).headers.location).searchParams.get('code')!);
+      const exchanged = await federation.exchange(loginCode, keep('codeVerifier', verifier));
+      expect(exchanged.status).toBe(200);
+      keep('federatedAccessToken', exchanged.body.tokens.accessToken);
+    } finally {
+      await federation.stop();
+    }
 
     await new Promise((resolve) => setImmediate(resolve));
     const [row] = await t.dataSource.query(`SELECT password_hash FROM users WHERE email = $1`, [email]);

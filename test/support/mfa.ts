@@ -44,9 +44,9 @@ export function code(t: TestApp, secret: string, offsetSeconds = 0): string {
   return totpAt(secret, new Date(t.clock.now().getTime() + offsetSeconds * 1000));
 }
 
-/** Registers, signs in, sets up and confirms TOTP. */
-export async function userWithTotp(t: TestApp) {
-  const user = await register(t, uniqueEmail('mfa'));
+/** Registers (with `email`, else a unique one), signs in, sets up and confirms TOTP. */
+export async function userWithTotp(t: TestApp, email = uniqueEmail('mfa')) {
+  const user = await register(t, email);
   const signedIn = await login(t, user.email);
   const accessToken = signedIn.body.tokens.accessToken as string;
   const setup = await t

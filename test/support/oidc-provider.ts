@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { createInterface, Interface } from 'node:readline';
+import { walkProviderPages } from './oidc-provider-pages.mjs';
 
 export interface ProviderAccount {
   email?: string;
@@ -10,10 +11,14 @@ export interface ProviderAccount {
   name?: string;
 }
 
+/** How the provider misbehaves (see oidc-provider-server.mjs); null: as it is. */
+export type Misbehaviour = 'foreign-key' | 'audience' | 'expired' | 'stall' | 'redirect' | null;
+
 /** A real OpenID provider in a child process, and a browser's walk through its login and consent pages. */
 export class TestOidcProvider {
   private constructor(
     private readonly child: ChildProcess,
+    private readonly lines: Interface,
     readonly issuer: string,
   ) {}
 
@@ -30,13 +35,21 @@ export class TestOidcProvider {
         ACCOUNTS: JSON.stringify(options.accounts),
         ...(options.clientSecret ? { CLIENT_SECRET: options.clientSecret } : {}),
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
+    const lines = createInterface({ input: child.stdout! });
     const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).once('line', resolve);
+      lines.once('line', resolve);
       child.once('exit', (code) => reject(new Error(`the provider exited (${code})`)));
     });
-    return new TestOidcProvider(child, (JSON.parse(line) as { issuer: string }).issuer);
+    return new TestOidcProvider(child, lines, (JSON.parse(line) as { issuer: string }).issuer);
+  }
+
+  /** From now on the provider misbehaves as `mode` says (`location`: where "redirect" sends the token request). */
+  async misbehave(mode: Misbehaviour, location?: string): Promise<void> {
+    const ack = new Promise((resolve) => this.lines.once('line', resolve));
+    this.child.stdin!.write(`${JSON.stringify({ misbehave: mode, location })}\n`);
+    await ack;
   }
 
   async stop(): Promise<void> {
@@ -51,42 +64,7 @@ export class TestOidcProvider {
    * the login form with `account`, the consent form), or cancels at the login page; returns the
    * URL the provider sends the browser back to (the service's callback).
    */
-  async signIn(authorizationUrl: string, account: string, options: { cancel?: boolean } = {}): Promise<string> {
-    const jar = new Map<string, string>();
-    const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const remember = (res: Response) => {
-      for (const set of res.headers.getSetCookie()) {
-        const [pair] = set.split(';');
-        const at = pair.indexOf('=');
-        jar.set(pair.slice(0, at).trim(), pair.slice(at + 1));
-      }
-    };
-    let url = authorizationUrl;
-    let form: string | null = null;
-    for (let step = 0; step < 12; step += 1) {
-      const res: Response = await fetch(url, {
-        method: form ? 'POST' : 'GET',
-        redirect: 'manual',
-        headers: { cookie: cookie(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-        ...(form ? { body: form } : {}),
-      });
-      remember(res);
-      form = null;
-      if (res.status >= 300 && res.status < 400) {
-        const next = new URL(res.headers.get('location')!, url).href;
-        if (!next.startsWith(this.issuer)) return next;
-        url = next;
-        continue;
-      }
-      const html = await res.text();
-      const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-      if (!prompt) throw new Error(`unexpected provider page ${res.status}: ${html.slice(0, 300)}`);
-      if (options.cancel) {
-        url = `${url.replace(/\/$/, '')}/abort`;
-        continue;
-      }
-      form = prompt === 'login' ? `prompt=login&login=${encodeURIComponent(account)}&password=any` : 'prompt=consent';
-    }
-    throw new Error('the provider did not send the browser back');
+  signIn(authorizationUrl: string, account: string, options: { cancel?: boolean } = {}): Promise<string> {
+    return walkProviderPages(this.issuer, authorizationUrl, account, options);
   }
 }

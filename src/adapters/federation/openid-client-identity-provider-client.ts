@@ -120,9 +120,13 @@ export class OpenIdClientIdentityProviderClient implements IdentityProviderClien
   }
 }
 
-/** What went wrong, for the audit trail: the library's error code and message, never a token. */
+/**
+ * What went wrong, for the audit trail: the library's error code and message, and its cause's
+ * message (which claim failed, the connector's timeout …) — never a token.
+ */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return 'unknown error';
   const code = (error as { code?: unknown }).code;
-  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}`.slice(0, 300);
+  const cause = error.cause instanceof Error && error.cause.message !== error.message ? ` (${error.cause.message})` : '';
+  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${cause}`.slice(0, 300);
 }

@@ -60,49 +60,97 @@ export class OutboundConnector {
   }
 
   /**
-   * A `fetch` whose every request goes through `check` and to the checked address, answers a
-   * redirect with the redirect itself, reads at most 1 MiB and fails when the whole exchange
-   * takes longer than `timeoutMs`.
+   * A `fetch` whose every request goes through `check` and `pinnedExchange` (to the checked
+   * address, a redirect answered with the redirect itself, at most 1 MiB read, failing when the
+   * whole exchange takes longer than `timeoutMs`).
    */
   fetcher(policy: OutboundPolicy & { timeoutMs: number }): (input: string | URL, init?: RequestInit) => Promise<Response> {
     return async (input, init = {}) => {
       const { url, target } = await this.check(String(input), policy);
-      const headers = Object.fromEntries(new Headers(init.headers).entries());
-      const body = init.body == null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
-      return new Promise<Response>((resolve, reject) => {
-        const req = pinnedRequest(url, target, { method: init.method ?? 'GET', headers }, (res) => {
-          const chunks: Buffer[] = [];
-          let read = 0;
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_RESPONSE_BYTES) req.destroy(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
-            else chunks.push(chunk);
-          });
-          res.on('error', (error) => settle(() => reject(error)));
-          res.on('end', () => {
-            const status = res.statusCode ?? 502;
-            const answer = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) answer.set(name, Array.isArray(value) ? value.join(', ') : value);
-            }
-            const empty = status === 204 || status === 304 || (init.method ?? 'GET') === 'HEAD';
-            settle(() => resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: answer })));
-          });
-        });
-        const timer = setTimeout(() => req.destroy(new Error(`no answer within ${policy.timeoutMs} ms`)), policy.timeoutMs);
-        let done = false;
-        const settle = (finish: () => void) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          finish();
-        };
-        init.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
-        req.on('error', (error) => settle(() => reject(error)));
-        req.end(body);
+      const method = init.method ?? 'GET';
+      const answer = await pinnedExchange(url, target, {
+        method,
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+        body: init.body == null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer()),
+        timeoutMs: policy.timeoutMs,
+        signal: init.signal,
+        read: MAX_RESPONSE_BYTES,
       });
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const empty = answer.status === 204 || answer.status === 304 || method === 'HEAD';
+      return new Response(empty ? null : answer.body, { status: answer.status, headers });
     };
   }
+}
+
+/** What `pinnedExchange` sends. */
+export interface PinnedExchangeRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: Buffer | string;
+  /** The whole exchange fails after this long. */
+  timeoutMs: number;
+  signal?: AbortSignal | null;
+  /**
+   * A number: the body is read, and an answer longer than that fails the exchange. `{status: n}`:
+   * only the status matters — the exchange settles when it arrives, and the body (at most n
+   * bytes of it) is read and dropped.
+   */
+  read: number | { status: number };
+}
+
+/** What `pinnedExchange` received: the status, the headers, and the body when it was read. */
+export interface PinnedExchangeAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer<ArrayBuffer> | null;
+}
+
+/**
+ * One request to `url` over a connection to `target` (`pinnedRequest`) — the single way out for
+ * webhook deliveries and identity-provider requests alike. A redirect is an answer like any
+ * other, never followed.
+ */
+export function pinnedExchange(url: string, target: ResolvedAddress, request: PinnedExchangeRequest): Promise<PinnedExchangeAnswer> {
+  return new Promise<PinnedExchangeAnswer>((resolve, reject) => {
+    let done = false;
+    const settle = (finish: () => void) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      finish();
+    };
+    const req = pinnedRequest(url, target, { method: request.method, headers: request.headers }, (res) => {
+      const status = res.statusCode ?? 502;
+      let read = 0;
+      if (typeof request.read !== 'number') {
+        const limit = request.read.status;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > limit) res.destroy();
+        });
+        res.on('error', () => undefined);
+        settle(() => resolve({ status, headers: res.headers, body: null }));
+        return;
+      }
+      const limit = request.read;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > limit) req.destroy(new Error(`answer larger than ${limit} bytes`));
+        else chunks.push(chunk);
+      });
+      res.on('error', (error) => settle(() => reject(error)));
+      res.on('end', () => settle(() => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) })));
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${request.timeoutMs} ms`)), request.timeoutMs);
+    request.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
+    req.on('error', (error) => settle(() => reject(error)));
+    req.end(request.body);
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { ResolvedAddress } from '../../application/ports/host-resolver';
-import { pinnedRequest } from '../outbound/outbound-connector';
+import { pinnedExchange } from '../outbound/outbound-connector';
 
 /** Bytes of a receiver's answer read (and discarded) before the connection is closed. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -29,38 +29,17 @@ export interface WebhookRequest {
 
 /**
  * POSTs a webhook and resolves with the answer's status (redirects are answers, not followed);
- * rejects on a network error or when the whole exchange takes longer than `timeoutMs`. The
- * socket connects to `target`, the address that was checked (`pinnedRequest`).
+ * rejects on a network error or when the exchange takes longer than `timeoutMs`. The socket
+ * connects to `target`, the address that was checked, through the outbound connector's
+ * `pinnedExchange`, as every request to an address others chose does.
  */
-export function postWebhook(request: WebhookRequest): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const req = pinnedRequest(
-      request.url,
-      request.target,
-      { method: 'POST', headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) } },
-      (res) => {
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) res.destroy();
-        });
-        res.on('error', () => undefined);
-        res.on('close', () => undefined);
-        finish(() => resolve(res.statusCode ?? 0));
-        res.resume();
-      },
-    );
-    const timer = setTimeout(() => {
-      req.destroy(new Error(`no answer within ${request.timeoutMs} ms`));
-    }, request.timeoutMs);
-    let done = false;
-    const finish = (settle: () => void) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      settle();
-    };
-    req.on('error', (error) => finish(() => reject(error)));
-    req.end(request.body);
+export async function postWebhook(request: WebhookRequest): Promise<number> {
+  const answer = await pinnedExchange(request.url, request.target, {
+    method: 'POST',
+    headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+    body: request.body,
+    timeoutMs: request.timeoutMs,
+    read: { status: MAX_RESPONSE_BYTES },
   });
+  return answer.status;
 }
