@@ -62,6 +62,14 @@ describe('Sign-in with an OpenID Connect provider (oidc-provider, driven through
     );
   });
 
+  it("fetches the provider's signing keys once for several sign-ins, not once per sign-in", async () => {
+    expect((await h.signIn('alice')).status).toBe(200);
+    const fetched = await h.idp.requestsTo('/jwks');
+    expect(fetched).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i += 1) expect((await h.signIn('alice')).status).toBe(200);
+    expect(await h.idp.requestsTo('/jwks')).toBe(fetched);
+  });
+
   it('links to a verified account with the same address', async () => {
     const existing = await register(t, accounts.bob.email);
     await t.dataSource.query(`UPDATE users SET email_verified = true WHERE id = $1`, [existing.id]);

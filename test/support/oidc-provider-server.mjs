@@ -5,15 +5,16 @@
 //
 // A line of JSON on stdin, {"misbehave": <mode>, "location"?: <url>}, switches how it behaves
 // from then on, answered by {"misbehave": <mode>} on stdout; null is the provider as it is:
-// - "foreign-key": its JWKS endpoint publishes another key under the signing key's `kid`, so its
-//   ID tokens are signed by a key it does not publish;
+// - "foreign-key": its ID tokens are signed by another key under the signing key's `kid`, one
+//   its JWKS endpoint does not publish (a forger's);
 // - "audience": its ID tokens name another client in `aud`;
 // - "expired": its ID tokens expired an hour before they were issued;
 // - "stall": its token endpoint accepts the request and never answers;
 // - "redirect": its token endpoint answers 307 to `location`.
+// {"count": <path>} is answered by {"count": <requests to that path so far>}.
 import http from 'node:http';
 import { createInterface } from 'node:readline';
-import { exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 
 const accounts = JSON.parse(process.env.ACCOUNTS ?? '{}');
@@ -27,8 +28,7 @@ async function signingKey(kid) {
   return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 }
 const key = await signingKey('signing-key');
-const other = await signingKey(key.kid);
-const foreignPublic = { kty: other.kty, n: other.n, e: other.e, kid: other.kid, alg: other.alg, use: other.use };
+const forger = await importJWK(await signingKey(key.kid), 'RS256');
 
 const provider = new Provider(issuer, {
   clients: [
@@ -64,6 +64,11 @@ provider.IdToken.prototype.issue = function (options = {}) {
       },
     });
   }
+  if (options.use === 'idtoken' && mode === 'foreign-key') {
+    return issue
+      .call(this, options)
+      .then((token) => new SignJWT(decodeJwt(token)).setProtectedHeader(decodeProtectedHeader(token)).sign(forger));
+  }
   if (options.use === 'idtoken' && mode === 'expired') {
     return issue.call(this, { ...options, expiresAt: Math.floor(Date.now() / 1000) - 3600 });
   }
@@ -71,14 +76,11 @@ provider.IdToken.prototype.issue = function (options = {}) {
 };
 
 const stalled = new Set();
+const requests = new Map();
 const answer = provider.callback();
 server.on('request', (req, res) => {
   const path = new URL(req.url, issuer).pathname;
-  if (mode === 'foreign-key' && path === '/jwks') {
-    res.setHeader('content-type', 'application/jwk-set+json');
-    res.end(JSON.stringify({ keys: [foreignPublic] }));
-    return;
-  }
+  requests.set(path, (requests.get(path) ?? 0) + 1);
   if (req.method === 'POST' && path === '/token') {
     if (mode === 'stall') {
       stalled.add(req.socket);
@@ -96,6 +98,10 @@ server.on('request', (req, res) => {
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
+  if ('count' in message) {
+    process.stdout.write(`${JSON.stringify({ count: requests.get(message.count) ?? 0 })}\n`);
+    return;
+  }
   mode = message.misbehave ?? null;
   location = message.location ?? null;
   if (mode !== 'stall') for (const socket of stalled) socket.destroy();

@@ -52,6 +52,13 @@ export class TestOidcProvider {
     await ack;
   }
 
+  /** How many requests the provider has had for `path` (e.g. "/jwks"). */
+  async requestsTo(path: string): Promise<number> {
+    const answer = new Promise<string>((resolve) => this.lines.once('line', resolve));
+    this.child.stdin!.write(`${JSON.stringify({ count: path })}\n`);
+    return (JSON.parse(await answer) as { count: number }).count;
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import * as oidc from 'openid-client';
 import {
   IdentityProviderClient,
@@ -13,6 +14,9 @@ import { OutboundConnector, OutboundPolicy } from '../outbound/outbound-connecto
 /** Every request to a provider (discovery, token, userinfo, JWKS) gives up after this. */
 const PROVIDER_TIMEOUT_MS = 5000;
 
+/** A provider's signing keys as openid-client keeps them (it fetches them again after 5 minutes, or on an unknown `kid`). */
+type KeySet = NonNullable<ReturnType<typeof oidc.getJwksCache>>;
+
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
 /**
@@ -25,6 +29,12 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 export class OpenIdClientIdentityProviderClient implements IdentityProviderClient {
   private readonly policy: OutboundPolicy;
   private readonly fetch: oidc.CustomFetch;
+  /**
+   * Signing keys by `jwks_uri`, kept from one sign-in to the next: each sign-in builds its client
+   * configuration from the stored provider, and openid-client keeps keys per configuration, so
+   * without this every sign-in would fetch the provider's JWKS again.
+   */
+  private readonly keySets = new LRUCache<string, KeySet>({ max: 1000 });
 
   constructor(
     private readonly connector: OutboundConnector,
@@ -70,8 +80,11 @@ export class OpenIdClientIdentityProviderClient implements IdentityProviderClien
     connection: ProviderConnection,
     request: { callbackUrl: string; redirectUri: string; state: string; nonce: string; codeVerifier: string },
   ): Promise<ProviderClaims> {
+    const configuration = this.configuration(connection);
+    const jwksUri = text(connection.metadata.jwks_uri);
+    const keys = jwksUri ? this.keySets.get(jwksUri) : undefined;
+    if (keys) oidc.setJwksCache(configuration, keys);
     try {
-      const configuration = this.configuration(connection);
       const tokens = await oidc.authorizationCodeGrant(
         configuration,
         new URL(request.callbackUrl),
@@ -95,6 +108,9 @@ export class OpenIdClientIdentityProviderClient implements IdentityProviderClien
       };
     } catch (error) {
       throw error instanceof ProviderError ? error : new ProviderError(describe(error));
+    } finally {
+      const fetched = oidc.getJwksCache(configuration);
+      if (jwksUri && fetched) this.keySets.set(jwksUri, fetched);
     }
   }
 
