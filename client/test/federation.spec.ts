@@ -1,8 +1,8 @@
 import type { FederationRefusal } from '../../src/domain/federation/account-linking';
-import { ADMIN_ENV, adminApi, createRealm, superAdmin } from '../../test/support/admin-flows';
+import { adminApi, createRealm } from '../../test/support/admin-flows';
+import { FEDERATION_ENV, FederationHarness, providerAccount } from '../../test/support/federation';
 import { PASSWORD, register, uniqueEmail } from '../../test/support/flows';
 import { code, decodeJwt, midStep, nextStep } from '../../test/support/mfa';
-import { TestOidcProvider } from '../../test/support/oidc-provider';
 import { freePort } from '../../test/support/sdk-app-page';
 import { createTestApp, TestApp } from '../../test/support/test-app';
 import { FEDERATION_ERROR_CODES } from '../src/errors.js';
@@ -87,11 +87,11 @@ describe('sign-in with an identity provider through the client: the return page,
 
 describe('sign-in with an identity provider through the client, against the service and a real OpenID provider', () => {
   let t: TestApp;
-  let idp: TestOidcProvider;
+  let harness: FederationHarness;
   let baseUrl: string;
   const clients: IdentityClient[] = [];
   const requests: { url: string; body: Record<string, unknown> }[] = [];
-  const accounts: Record<string, { email: string; email_verified: boolean; given_name?: string; family_name?: string }> = {};
+  const accounts = Object.fromEntries(['alice', 'bob', 'mallory', 'linker'].map((sub) => [sub, providerAccount(sub)]));
 
   const make = (options: { realm?: string; dpop?: boolean } = {}) => {
     const client = createIdentityClient({
@@ -110,8 +110,8 @@ describe('sign-in with an identity provider through the client, against the serv
   /** The browser's trip from the provider's authorization URL: its login and consent pages, then the service's callback. */
   async function roundTrip(tab: Tab, account: string, options: { cancel?: boolean } = {}): Promise<string> {
     const authorizationUrl = tab.navigations.pop()!;
-    expect(authorizationUrl.startsWith(`${idp.issuer}/`)).toBe(true);
-    const back = await idp.signIn(authorizationUrl, account, options);
+    expect(authorizationUrl.startsWith(`${harness.idp.issuer}/`)).toBe(true);
+    const back = await harness.idp.signIn(authorizationUrl, account, options);
     const callback = await fetch(back, { redirect: 'manual' });
     expect(callback.status).toBe(303);
     return callback.headers.get('location')!;
@@ -120,29 +120,21 @@ describe('sign-in with an identity provider through the client, against the serv
   beforeAll(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { ...ADMIN_ENV, API_URL: baseUrl, IDP_ALLOW_HTTP: 'true', IDP_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    t = await createTestApp({ env: { ...FEDERATION_ENV, API_URL: baseUrl } });
     await t.app.listen(port, '127.0.0.1');
-    for (const sub of ['alice', 'bob', 'mallory', 'linker']) {
-      accounts[sub] = { email: uniqueEmail(sub), email_verified: true, given_name: sub, family_name: 'Tester' };
-    }
-    idp = await TestOidcProvider.start({ redirectUris: [`${baseUrl}/api/v1/auth/federation/${ALIAS}/callback`], accounts });
-    const root = (await superAdmin(t)).accessToken;
-    const admin = adminApi(t, root, 'default');
+    harness = await FederationHarness.attach(t, { accounts, aliases: [ALIAS] });
+    const admin = adminApi(t, harness.rootToken, 'default');
     expect((await admin.patch('/realm').send({ settings: { allowedReturnUrls: [RETURN_TO] } })).status).toBe(200);
-    const created = await admin
-      .post('/identity-providers')
-      .send({ alias: ALIAS, displayName: 'Corp SSO', issuer: idp.issuer, clientId: 'identity-service' });
-    expect(created.status).toBe(201);
-    await createRealm(t, root, 'plain');
+    await createRealm(t, harness.rootToken, 'plain');
   });
   afterAll(async () => {
     clients.forEach((client) => client.destroy());
-    await idp?.stop();
+    await harness?.stop();
     await t?.close();
   });
 
   it('providers(): the realm’s enabled providers for sign-in buttons; an empty list in a realm without any', async () => {
-    expect(await make().federation.providers()).toEqual([{ alias: ALIAS, displayName: 'Corp SSO' }]);
+    expect(await make().federation.providers()).toEqual([{ alias: ALIAS, displayName: `SSO ${ALIAS}` }]);
     expect(await make({ realm: 'plain' }).federation.providers()).toEqual([]);
   });
 

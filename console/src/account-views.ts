@@ -1,8 +1,9 @@
-// Signed in: profile and email status, sessions, security (password, TOTP, security keys, recovery codes).
-import type { MfaStatus, Session, User } from '../../client/src/index';
+// Signed in: profile and email status, sessions, security (password, passkeys, linked accounts at
+// identity providers, TOTP, security keys, recovery codes).
+import { IdentityError, type IdentityProvider, type LinkedIdentity, type MfaStatus, type Session, type User } from '../../client/src/index';
 import type { App, View } from './app';
 import { action, type Child, field, form, h, liveRegion, say, time, title } from './dom';
-import { describeError, PASSWORD_HINT } from './messages';
+import { describeError, PASSWORD_HINT, Problem } from './messages';
 
 /** Fills `into` with what `load` builds; a failure is shown in an alert instead. */
 function loading(into: HTMLElement, load: () => Promise<Child[]>): Promise<void> {
@@ -342,7 +343,12 @@ export function securityView(app: App): View {
   let hasPassword = true;
 
   const render = async (): Promise<Child[]> => {
-    const [status, me]: [MfaStatus, User] = await Promise.all([app.client.mfa.status(), app.client.me()]);
+    const [status, me, identities, providers]: [MfaStatus, User, LinkedIdentity[], IdentityProvider[]] = await Promise.all([
+      app.client.mfa.status(),
+      app.client.me(),
+      app.client.federation.identities(),
+      app.providers(),
+    ]);
     hasPassword = me.hasPassword !== false;
     const totp = status.methods.includes('totp');
 
@@ -357,7 +363,7 @@ export function securityView(app: App): View {
       label: hasPassword ? 'Change your password' : 'Set a password',
       intro: hasPassword
         ? undefined
-        : h('p', {}, 'This account has no password: you sign in with a passkey or an emailed code. You may add one.'),
+        : h('p', {}, 'This account has no password: you sign in with a passkey, an emailed code or a linked account. You may add one.'),
       fields: hasPassword ? [current, next] : [next],
       submit: hasPassword ? 'Change password' : 'Set password',
       onSubmit: async (values) => {
@@ -372,6 +378,8 @@ export function securityView(app: App): View {
     return [
       section('password', 'Password', changePassword),
       section('passkeys', 'Passkeys', ...passkeys(status)),
+      // Only where the realm has identity providers (or the user is still linked to a removed one).
+      (providers.length > 0 || identities.length > 0) && section('linked', 'Linked accounts', ...linked(identities, providers)),
       section('totp', 'Authenticator app', ...(totp ? totpOn() : totpOff())),
       section('keys', 'Security keys', ...keys(status)),
       section('recovery', 'Recovery codes', ...recovery(status)),
@@ -433,6 +441,72 @@ export function securityView(app: App): View {
           )
         : h('p', { class: 'muted' }, 'No passkey yet.'),
       add,
+    ];
+  };
+
+  /** The user's accounts at identity providers: unlink one, or link one of the realm's other providers. */
+  const linked = (identities: LinkedIdentity[], providers: IdentityProvider[]): Child[] => {
+    const alert = liveRegion('error');
+    const nameOf = (alias: string) => providers.find((p) => p.alias === alias)?.displayName ?? alias;
+    const unlink = (identity: LinkedIdentity) => {
+      const name = nameOf(identity.provider);
+      const button = action(
+        'Unlink',
+        async () => {
+          try {
+            await app.client.federation.unlink(identity.id);
+          } catch (error) {
+            if (error instanceof IdentityError && error.code === 'INVALID_USER_STATE') {
+              throw new Problem(`${name} is your only way to sign in: set a password or create a passkey before unlinking it.`);
+            }
+            throw error;
+          }
+          app.notify(`Your ${name} account is unlinked.`);
+          reload('linked');
+        },
+        alert,
+        { class: 'secondary' },
+      );
+      button.append(hidden(` ${name}`));
+      return button;
+    };
+    const others = providers.filter((p) => !identities.some((i) => i.provider === p.alias));
+    return [
+      h('p', {}, 'An account you have at one of these providers signs you in here, without a password.'),
+      alert,
+      identities.length > 0
+        ? h(
+            'ul',
+            { class: 'keys', 'aria-label': 'Your linked accounts' },
+            identities.map((identity) =>
+              h(
+                'li',
+                { class: 'key' },
+                h('h3', {}, nameOf(identity.provider)),
+                h(
+                  'p',
+                  { class: 'muted' },
+                  identity.email ? `${identity.email} · ` : '',
+                  'Linked ',
+                  time(identity.linkedAt),
+                  ' · last used ',
+                  time(identity.lastUsedAt, true),
+                ),
+                unlink(identity),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No linked account yet.'),
+      others.length > 0 &&
+        h(
+          'div',
+          { class: 'actions' },
+          others.map((provider) =>
+            action(`Link ${provider.displayName}`, () => app.client.federation.link(provider.alias, { returnTo: app.returnTo }), alert, {
+              class: 'secondary',
+            }),
+          ),
+        ),
     ];
   };
 

@@ -1,4 +1,4 @@
-import type { IdentityClient } from '../../client/src/index';
+import type { IdentityClient, IdentityProvider } from '../../client/src/index';
 
 /** What the views share: the client of the realm and the page's shell. */
 export interface App {
@@ -8,6 +8,10 @@ export interface App {
   href(view: string): string;
   /** Says something in the page's status region (read out politely); null clears it. */
   notify(message: string | null): void;
+  /** The console's own address (realm kept), where identity providers and email links send the browser back. */
+  returnTo: string;
+  /** The realm's identity providers, asked once (none when the question fails). */
+  providers(): Promise<IdentityProvider[]>;
 }
 
 /** A view: the title of the page and its content (the first heading takes the focus when it opens). */

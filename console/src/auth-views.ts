@@ -1,4 +1,5 @@
-// Signed out: sign in (then the second factor), create an account, forgotten password.
+// Signed out: sign in (then the second factor; or at one of the realm's identity providers), create
+// an account, forgotten password.
 import type { MfaMethod } from '../../client/src/index';
 import type { App, View } from './app';
 import { action, field, form, h, liveRegion, title } from './dom';
@@ -15,6 +16,20 @@ export function signInView(app: App): View {
   // The autofill request waits while the page is open; the button aborts it before asking itself.
   const autofill = app.client.passkeys.autofill();
   autofill.result.catch(() => undefined);
+  // One button per identity provider of the realm, when it has any; each leaves for the provider's page.
+  void app
+    .providers()
+    .then((providers) =>
+      passkeyAlert.after(
+        ...providers.map((provider) =>
+          action(
+            `Sign in with ${provider.displayName}`,
+            () => app.client.federation.signInWith(provider.alias, { returnTo: app.returnTo }),
+            passkeyAlert,
+          ),
+        ),
+      ),
+    );
   const content = h(
     'section',
     { class: 'card' },
@@ -84,7 +99,7 @@ export function emailCodeView(app: App, notice: string | null = null): View {
         fields: [email],
         submit: 'Email me a code',
         onSubmit: async (values) => {
-          await app.client.emailCode.send(values.email, { returnTo: new URL(app.href(''), location.origin).href });
+          await app.client.emailCode.send(values.email, { returnTo: app.returnTo });
           codeStep(values.email);
         },
       }),
@@ -112,7 +127,7 @@ export function secondFactorView(app: App, reason: 'sign-in' | 'step-up', known:
       {},
       reason === 'step-up'
         ? 'This session no longer looks like the device that signed in. Confirm with your second factor to go on.'
-        : 'Your password was right. Now confirm with your second factor.',
+        : 'The first step is done. Now confirm with your second factor.',
     ),
     body,
   );

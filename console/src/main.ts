@@ -1,6 +1,6 @@
 // The account console: one page at /account/ (views chosen by the URL's fragment), /verify-email and
 // /reset-password. It follows the client's state: signed out, a second factor awaited, signed in.
-import { type AuthSnapshot, createIdentityClient } from '../../client/src/index';
+import { type AuthSnapshot, createIdentityClient, type IdentityProvider } from '../../client/src/index';
 import { profileView, securityView, sessionsView } from './account-views';
 import type { App, View } from './app';
 import { emailCodeView, forgotPasswordView, secondFactorView, signInView, signUpView } from './auth-views';
@@ -28,11 +28,16 @@ const client = createIdentityClient({
 
 const query = realm === 'default' ? '' : `?realm=${realm}`;
 const status = liveRegion('status');
+// What went wrong before the view opened (a refused return from an identity provider).
+const problem = liveRegion('error');
+let providers: Promise<IdentityProvider[]> | undefined;
 const app: App = {
   client,
   realm,
   href: (view) => `/account/${query}${view}`,
   notify: (message) => say(status, message),
+  returnTo: `${location.origin}/account/${query}`,
+  providers: () => (providers ??= client.federation.providers().catch(() => [])),
 };
 
 const main = h('main', { id: 'main' });
@@ -47,6 +52,8 @@ document.body.replaceChildren(header, nav, main);
 
 let shown = '';
 let leaving: (() => void) | undefined;
+/** News for the next view that opens (the result of a return from an identity provider). */
+let carried: { notice?: string; problem?: string } | null = null;
 
 /** Puts a view on screen; after the first one, its heading takes the focus. */
 function show(key: string, view: View, notice: string | null = null): void {
@@ -55,8 +62,10 @@ function show(key: string, view: View, notice: string | null = null): void {
   leaving?.();
   leaving = view.leave;
   document.title = `${view.title} — ${realmName} account`;
-  main.replaceChildren(status, view.content);
-  say(status, notice);
+  main.replaceChildren(status, problem, view.content);
+  say(status, carried?.notice ?? notice);
+  say(problem, carried?.problem ?? null);
+  carried = null;
   if (!first) view.content.querySelector<HTMLElement>('.title')?.focus();
 }
 
@@ -170,6 +179,31 @@ if (page === '/verify-email' || page === '/reset-password') {
       client.subscribe(route);
       addEventListener('hashchange', route);
       route();
+    });
+} else if (params.has('code') || params.has('linked') || params.has('error')) {
+  // The return from an identity provider: a sign-in, a linked account, or why neither.
+  signedOutChrome();
+  main.append(h('p', {}, 'One moment…'));
+  client.federation
+    .complete()
+    .then(
+      async (result) => {
+        if (result?.kind !== 'linked') return;
+        const name = (await app.providers()).find((p) => p.alias === result.provider)?.displayName ?? result.provider;
+        carried = { notice: `Your ${name} account is linked: it signs you in to this one.` };
+        history.replaceState(null, '', app.href('#security'));
+      },
+      async (error) => {
+        carried = { problem: describeError(error) };
+        // A link refused: back where it was asked for.
+        await client.ready;
+        if (client.getSnapshot().status === 'signed-in') history.replaceState(null, '', app.href('#security'));
+      },
+    )
+    .finally(() => {
+      client.subscribe(route);
+      addEventListener('hashchange', route);
+      void client.ready.then(route);
     });
 } else {
   main.append(h('p', {}, 'Loading…'));

@@ -31,7 +31,20 @@ export function describeError(error: unknown): string {
     case 'INVALID_VERIFICATION_TOKEN':
       return 'This link is not valid any more: it was used already or it has expired.';
     case 'EMAIL_ALREADY_REGISTERED':
-      return 'An account with this email address exists already. Sign in, or reset its password.';
+      // status 0: the answer of an identity provider's return, not of the sign-up form.
+      return error.status === 0
+        ? 'An account with this email address exists already. Sign in to it another way, then link the provider under Security.'
+        : 'An account with this email address exists already. Sign in, or reset its password.';
+    case 'ACCESS_DENIED':
+      return 'Cancelled at the identity provider: nothing was changed.';
+    case 'PROVIDER_ERROR':
+      return 'The identity provider could not be reached, or its answer could not be trusted. Please try again later.';
+    case 'EMAIL_REQUIRED':
+      return 'The identity provider did not share your email address, which an account here needs.';
+    case 'IDENTITY_IN_USE':
+      return 'That account at the identity provider is linked to another user here already.';
+    case 'FEDERATION_NOT_STARTED_HERE':
+      return 'This sign-in was started in another tab, or too long ago. Please start it again.';
     case 'EMAIL_LINK_OTHER_BROWSER':
       return 'This link works only in the browser where you asked for it. Enter the code from the email instead.';
     case 'WEBAUTHN_FAILED':

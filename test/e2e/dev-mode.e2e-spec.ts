@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
-import { ADMIN_ENV, ROOT_EMAIL, ROOT_PASSWORD } from '../support/admin-flows';
+import { ROOT_EMAIL, ROOT_PASSWORD } from '../support/admin-flows';
+import { FEDERATION_ENV, pkce } from '../support/federation';
 import { TestOidcProvider } from '../support/oidc-provider';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -49,9 +49,7 @@ describe('npm run dev: watch mode with the development profile', () => {
       DATA_DIR: dataDir,
       BCRYPT_COST: '4',
       LOG_LEVEL: 'info',
-      ...ADMIN_ENV,
-      IDP_ALLOW_HTTP: 'true',
-      IDP_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...FEDERATION_ENV,
     };
     if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
     const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.dev as string;
@@ -138,7 +136,7 @@ describe('npm run dev: watch mode with the development profile', () => {
 
   it('sends email links and identity-provider sign-ins back to any local dev server page; other hosts stay refused', async () => {
     const json = { 'content-type': 'application/json' };
-    const codeChallenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+    const codeChallenge = pkce().challenge;
     const post = (path: string, body: object, headers: Record<string, string> = {}) =>
       fetch(`${base}${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
 

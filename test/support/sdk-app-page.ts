@@ -26,7 +26,8 @@ export function buildClientBundle(): string {
  * with `bundler: false`, the build for pages without a bundler (`dist/browser/`) and no import map.
  * Query parameters choose the service (`api`), the transport (`cookie`, default, or `local`) and
  * an optional fixed fingerprint (`fp=alien`, a device that is not this one), DPoP (`dpop=1`). At
- * `/verify-email?token=…` (the link in the emails) it verifies the address.
+ * `/verify-email?token=…` (the link in the emails) it verifies the address; back from an identity
+ * provider (`/?code=…`, `linked=…` or `error=…`) it completes the sign-in (`app.completed`).
  */
 const PAGE = (bundler: boolean) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>App</title>
@@ -70,6 +71,7 @@ window.app = {
   },
 };
 if (location.pathname === '/verify-email') window.app.verified = settle(client.verifyEmail(q.get('token')));
+if (q.has('code') || q.has('linked') || q.has('error')) window.app.completed = settle(client.federation.complete());
 </script></body></html>`;
 
 export interface AppPageServer {
