@@ -9,6 +9,7 @@ import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountEmails } from './account-emails';
+import { AccountTakeover } from './account-takeover';
 import { EmailLinkTokens, invalidLinkToken } from './email-link-tokens';
 
 export interface ResetPasswordInput {
@@ -28,6 +29,7 @@ export class ResetPasswordUseCase {
     private readonly hasher: PasswordHasher,
     private readonly blocklist: PasswordBlocklist,
     private readonly accountEmails: AccountEmails,
+    private readonly takeover: AccountTakeover,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
@@ -37,6 +39,10 @@ export class ResetPasswordUseCase {
    * Sets a new password with the token of a reset (or invitation) link and ends every session
    * of the user; pending MFA challenges die with the old password. The link proves the mailbox,
    * so the address counts as verified. The owner is told by email.
+   * An address proven here for the first time proves that the account was never anyone else's:
+   * as after an identity provider or an email code, it is taken over (`AccountTakeover`), so a
+   * squatter who registered the address first keeps no second factor, passkey or linked identity
+   * to come back with. An administrator's account is never taken over (administrators made it).
    * A password the policy refuses leaves the token usable.
    * @throws DomainError INVALID_VERIFICATION_TOKEN | VALIDATION_FAILED
    */
@@ -54,6 +60,15 @@ export class ResetPasswordUseCase {
       const current = await this.users.findByIdForUpdate(input.realm.id, record.userId);
       if (!current || current.email !== record.email) throw invalidLinkToken();
       const newlyVerified = !current.emailVerified;
+      const takenOver = newlyVerified && !current.isAdministrator();
+      if (takenOver) {
+        await this.takeover.execute({
+          user: current,
+          now,
+          ip: input.ip,
+          event: { type: 'email.verified', details: { via: 'password_reset' } },
+        });
+      }
       current.changePasswordHash(passwordHash, now);
       current.verifyEmail(now);
       await this.users.save(current);
@@ -69,7 +84,7 @@ export class ResetPasswordUseCase {
         at: now,
         details: { method: 'email_link', sessionsRevoked: revoked },
       });
-      if (newlyVerified) {
+      if (newlyVerified && !takenOver) {
         await this.audit.record({
           type: 'email.verified',
           realmId: input.realm.id,

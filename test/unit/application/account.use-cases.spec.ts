@@ -1,4 +1,5 @@
 import { AccountEmails } from '../../../src/application/auth/account-emails';
+import { AccountTakeover } from '../../../src/application/auth/account-takeover';
 import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
 import { ChangePasswordUseCase } from '../../../src/application/auth/change-password.use-case';
 import { EmailLinkTokens } from '../../../src/application/auth/email-link-tokens';
@@ -10,6 +11,9 @@ import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults
 import { Realm } from '../../../src/domain/realm/realm';
 import { User, UserState } from '../../../src/domain/user/user';
 import { aUser } from '../../builders/user.builder';
+import { aPasskey } from '../../builders/webauthn-credential.builder';
+import { InMemoryLinkedIdentityRepository } from '../../fakes/in-memory-linked-identity.repository';
+import { InMemoryMfaCredentialRepository } from '../../fakes/in-memory-mfa-credential.repository';
 import { FakeSecureTokens, immediateTransaction, SetPasswordBlocklist } from '../../fakes/simple-fakes';
 import { authFixture } from './auth-fixture';
 
@@ -31,9 +35,14 @@ function accountFixture(overrides: Partial<UserState> = {}) {
   const accountEmails = new AccountEmails(f.oneTimeTokens, secureTokens, f.mailer);
   const linkTokens = new EmailLinkTokens(f.oneTimeTokens, secureTokens, f.userRepo);
   const tx = immediateTransaction;
+  const credentials = new InMemoryMfaCredentialRepository();
+  const identities = new InMemoryLinkedIdentityRepository();
+  const takeover = new AccountTakeover(f.userRepo, credentials, identities, f.sessions, f.oneTimeTokens, f.audit, tx);
   return {
     ...f,
     user,
+    credentials,
+    identities,
     accountEmails,
     verify: new VerifyEmailUseCase(linkTokens, f.userRepo, f.audit, tx, f.clock),
     resend: new ResendVerificationUseCase(f.userRepo, accountEmails, tx, f.clock),
@@ -46,6 +55,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
       f.hasher,
       blocklist,
       accountEmails,
+      takeover,
       f.audit,
       tx,
       f.clock,
@@ -179,6 +189,42 @@ describe('ResetPasswordUseCase', () => {
     expect(f.lastMail().subject).toBe('Your password was changed — Default');
     expect(f.audit.types()).toEqual(expect.arrayContaining(['user.password_reset', 'email.verified']));
   });
+
+  it.each([
+    [false, { passkeys: 0, identities: 0 }],
+    [true, { passkeys: 1, identities: 1 }],
+  ])(
+    'with the address verified before: %s — an account whose address was never proven keeps no passkey or linked identity',
+    async (emailVerified, kept) => {
+      const f = accountFixture({ emailVerified, mfaMethods: ['webauthn'] });
+      const now = f.clock.now();
+      await f.credentials.insertWebauthn(aPasskey(f.user.id, now));
+      await f.identities.insert({
+        id: crypto.randomUUID(),
+        realmId: 'default',
+        userId: f.user.id,
+        providerId: crypto.randomUUID(),
+        provider: 'corp',
+        subject: 'linked-sub',
+        email: null,
+        linkedAt: now,
+        lastUsedAt: null,
+      });
+      await f.forgot.execute({ realm: f.realm, email: f.user.email });
+      await f.reset.execute({
+        realm: f.realm,
+        token: tokenIn(f.lastMail().text, '/reset-password'),
+        password: NEW_PASSWORD,
+        ip: '198.51.100.1',
+      });
+      expect({
+        passkeys: (await f.credentials.listWebauthn(f.user.id)).length,
+        identities: (await f.identities.listForUser('default', f.user.id)).length,
+      }).toEqual(kept);
+      const user = await f.userRepo.findById('default', f.user.id);
+      expect([user?.passwordHash, user?.emailVerified]).toEqual([`hashed:${NEW_PASSWORD}`, true]);
+    },
+  );
 
   it('leaves the token usable when the new password breaks the policy', async () => {
     const f = accountFixture();

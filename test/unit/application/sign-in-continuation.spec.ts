@@ -5,6 +5,7 @@ import { PendingLogin } from '../../../src/application/auth/mfa-challenges';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { Session } from '../../../src/domain/session/session';
 import { aUser } from '../../builders/user.builder';
+import { aPasskey } from '../../builders/webauthn-credential.builder';
 import { InMemoryLinkedIdentityRepository } from '../../fakes/in-memory-linked-identity.repository';
 import { InMemoryMfaCredentialRepository } from '../../fakes/in-memory-mfa-credential.repository';
 import { immediateTransaction } from '../../fakes/simple-fakes';
@@ -106,19 +107,7 @@ describe('AccountTakeover', () => {
     const credentials = new InMemoryMfaCredentialRepository();
     const now = f.clock.now();
     await credentials.savePendingTotp({ userId: squatted.id, secretEncrypted: 's', confirmedAt: now, lastUsedStep: 0, createdAt: now });
-    await credentials.insertWebauthn({
-      id: 'cred-1',
-      userId: squatted.id,
-      name: 'passkey',
-      publicKey: new Uint8Array([1]),
-      counter: 0,
-      transports: [],
-      deviceType: 'multiDevice',
-      backedUp: true,
-      passkey: true,
-      createdAt: now,
-      lastUsedAt: null,
-    });
+    await credentials.insertWebauthn(aPasskey(squatted.id, now));
     await credentials.replaceRecoveryCodes(squatted.id, ['h1', 'h2']);
     const identities = new InMemoryLinkedIdentityRepository([
       {

@@ -1,0 +1,121 @@
+/**
+ * Whoever proves an address owns the account made with it, and keeps nothing of a squatter's who
+ * registered the address first: not through a password reset, nor through what the squatter set
+ * going at an identity provider before the claim (a login code, a link half done). And an identity
+ * is its issuer's `sub`: the same `sub` at another issuer is someone else. Against a real OpenID
+ * provider (oidc-provider, driven through its own pages).
+ */
+import { ADMIN_ENV, adminApi, lastQueuedMailText, superAdmin } from '../support/admin-flows';
+import { pkcePair } from '../support/email-codes';
+import { bearer, login, register, uniqueEmail } from '../support/flows';
+import { TestOidcProvider } from '../support/oidc-provider';
+import { addPasskey, AUTH, passkeySignIn } from '../support/passkeys';
+import { createTestApp, RELAXED_LIMITS, TestApp } from '../support/test-app';
+
+const ENV = { ...ADMIN_ENV, ...RELAXED_LIMITS, IDP_ALLOW_HTTP: 'true', IDP_ALLOW_PRIVATE_NETWORKS: 'true' };
+const SECRET = 'idp-client-secret';
+
+let counter = 0;
+/** An account at the provider that is the squatter's own (no email needed: a link ignores it). */
+const squattersAccount = () => `squatter-${Date.now().toString(36)}-${(counter += 1)}`;
+
+describe('claiming an address: nothing of the squatter’s survives, and identities are their issuer’s', () => {
+  let t: TestApp;
+  let idp: TestOidcProvider;
+  let otherIdp: TestOidcProvider;
+  let rootToken: string;
+  const callbackOf = (alias: string) => `${t.config.apiUrl}${AUTH}/federation/${alias}/callback`;
+  const returnTo = () => `${t.config.apiUrl}/account/callback`;
+  const patAtFirst = uniqueEmail('pat');
+  const patAtSecond = uniqueEmail('another-pat');
+  // One mailbox, its name written with a precomposed "é" here and a decomposed one at the provider.
+  const jose = uniqueEmail('jos\u00e9');
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: ENV });
+    const redirectUris = [callbackOf('corp'), callbackOf('moving')];
+    // `pat` names one person at the first issuer and another at the second.
+    idp = await TestOidcProvider.start({
+      redirectUris,
+      accounts: { pat: { email: patAtFirst, email_verified: true }, jose: { email: jose.normalize('NFD'), email_verified: true } },
+      clientSecret: SECRET,
+    });
+    otherIdp = await TestOidcProvider.start({
+      redirectUris,
+      accounts: { pat: { email: patAtSecond, email_verified: true } },
+      clientSecret: SECRET,
+    });
+    rootToken = (await superAdmin(t)).accessToken;
+    for (const alias of ['corp', 'moving']) {
+      const created = await adminApi(t, rootToken, 'default')
+        .post('/identity-providers')
+        .send({ alias, displayName: alias, issuer: idp.issuer, clientId: 'identity-service', clientSecret: SECRET });
+      expect(created.status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await idp?.stop();
+    await otherIdp?.stop();
+    await t?.close();
+  });
+
+  /** start (linking with `accessToken`) → the provider's pages: the URL the provider sends the browser back to. */
+  async function atProvider(account: string, options: { alias?: string; accessToken?: string; provider?: TestOidcProvider } = {}) {
+    const { codeVerifier: verifier, codeChallenge: challenge } = pkcePair();
+    const start = t.api().post(`${AUTH}/federation/${options.alias ?? 'corp'}/start`);
+    if (options.accessToken) start.set(...bearer(options.accessToken));
+    const started = await start.send({ returnTo: returnTo(), codeChallenge: challenge, ...(options.accessToken ? { link: true } : {}) });
+    expect(started.status).toBe(200);
+    const back = await (options.provider ?? idp).signIn(started.body.authorizationUrl, account);
+    return { back, verifier };
+  }
+
+  /** The browser follows the provider's redirect to the callback: where the service sends it. */
+  async function callback(back: string): Promise<URL> {
+    const res = await t.api().get(back.slice(t.config.apiUrl.length));
+    expect(res.status).toBe(303);
+    return new URL(res.headers.location);
+  }
+
+  const exchange = (code: string | null, codeVerifier: string) => t.api().post(`${AUTH}/federation/exchange`).send({ code, codeVerifier });
+
+  /** The squatter registers the victim's address, signs in, and links an account of its own at the provider. */
+  async function squat() {
+    const email = uniqueEmail('victim');
+    const { id } = await register(t, email);
+    const signedIn = await login(t, email);
+    expect(signedIn.status).toBe(200);
+    const account = squattersAccount();
+    const linked = await callback((await atProvider(account, { accessToken: signedIn.body.tokens.accessToken })).back);
+    expect(linked.searchParams.get('linked')).toBe('corp');
+    return { id, email, account, accessToken: signedIn.body.tokens.accessToken as string };
+  }
+
+  const identitiesOf = async (userId: string) =>
+    (await t.dataSource.query(`SELECT subject FROM user_identities WHERE user_id = $1`, [userId])).map(
+      (r: { subject: string }) => r.subject,
+    );
+
+  it('FED-03: a password reset proves an unverified address — the squatter’s passkey and linked account stop signing in', async () => {
+    const squatter = await squat();
+    const { authenticator } = await addPasskey(t, squatter.accessToken);
+
+    // The owner of the mailbox cannot register (the address is taken) and recovers the account instead.
+    expect((await t.api().post(`${AUTH}/password/forgot`).send({ email: squatter.email })).status).toBe(202);
+    const token = /reset-password\?token=([A-Za-z0-9_-]+)/.exec(await lastQueuedMailText(t, squatter.email))?.[1];
+    expect(token).toBeTruthy();
+    const newPassword = 'the owner’s own new passphrase 7';
+    expect((await t.api().post(`${AUTH}/password/reset`).send({ token, password: newPassword })).status).toBe(200);
+
+    const byPasskey = await passkeySignIn(t, authenticator);
+    const viaProvider = await atProvider(squatter.account);
+    const code = (await callback(viaProvider.back)).searchParams.get('code');
+    const landed = code ? ((await exchange(code, viaProvider.verifier)).body.user?.id ?? null) : null;
+    expect({ passkey: byPasskey.status, providerSignInLandsOn: landed, identities: await identitiesOf(squatter.id) }).toEqual({
+      passkey: 401,
+      providerSignInLandsOn: null,
+      identities: [],
+    });
+    expect((await login(t, squatter.email, newPassword)).status).toBe(200);
+  });
+});
