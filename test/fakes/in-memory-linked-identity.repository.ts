@@ -45,13 +45,16 @@ export class InMemoryLinkedIdentityRepository extends LinkedIdentityRepository {
   }
 
   async deleteAllForUser(realmId: string, userId: string): Promise<number> {
-    let n = 0;
-    for (const [id, identity] of this.rows) {
-      if (identity.realmId === realmId && identity.userId === userId) {
-        this.rows.delete(id);
-        n += 1;
-      }
-    }
-    return n;
+    return this.deleteWhere((identity) => identity.realmId === realmId && identity.userId === userId);
+  }
+
+  async deleteAllForProvider(providerId: string): Promise<number> {
+    return this.deleteWhere((identity) => identity.providerId === providerId);
+  }
+
+  private deleteWhere(matches: (identity: LinkedIdentity) => boolean): number {
+    const doomed = [...this.rows].filter(([, identity]) => matches(identity));
+    for (const [id] of doomed) this.rows.delete(id);
+    return doomed.length;
   }
 }

@@ -6,8 +6,8 @@
  * provider (oidc-provider, driven through its own pages).
  */
 import { ADMIN_ENV, adminApi, lastQueuedMailText, superAdmin } from '../support/admin-flows';
-import { pkcePair } from '../support/email-codes';
-import { bearer, login, register, uniqueEmail } from '../support/flows';
+import { codeFor, pkcePair, verifyCode } from '../support/email-codes';
+import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { TestOidcProvider } from '../support/oidc-provider';
 import { addPasskey, AUTH, passkeySignIn } from '../support/passkeys';
 import { createTestApp, RELAXED_LIMITS, TestApp } from '../support/test-app';
@@ -117,5 +117,93 @@ describe('claiming an address: nothing of the squatter’s survives, and identit
       identities: [],
     });
     expect((await login(t, squatter.email, newPassword)).status).toBe(200);
+  });
+
+  it('FED-03: a login code the squatter got from its linked account before the takeover does not sign in after it', async () => {
+    const squatter = await squat();
+    // Minted just before the owner claims the address (a code lives 2 minutes; one can be kept ready at all times).
+    const pending = await atProvider(squatter.account);
+    const code = (await callback(pending.back)).searchParams.get('code');
+    expect(code).toBeTruthy();
+
+    const mail = await codeFor(t, squatter.email);
+    const owner = await verifyCode(t, { email: squatter.email, code: mail.code });
+    expect(owner.status).toBe(200);
+    expect(owner.body.user.id).toBe(squatter.id);
+
+    const res = await exchange(code, pending.verifier);
+    expect([res.status, res.body.error?.code]).toEqual([401, 'INVALID_TOKEN']);
+  });
+
+  it('FED-03: a link the squatter started before the takeover links nothing after it', async () => {
+    const email = uniqueEmail('victim');
+    const { id } = await register(t, email);
+    const squatter = await login(t, email);
+    // The squatter's browser has been through the provider's pages; it has not followed the redirect yet.
+    const { back } = await atProvider(squattersAccount(), { accessToken: squatter.body.tokens.accessToken });
+
+    const mail = await codeFor(t, email);
+    expect((await verifyCode(t, { email, code: mail.code })).status).toBe(200);
+
+    const location = await callback(back);
+    expect({ linked: location.searchParams.get('linked'), identities: await identitiesOf(id) }).toEqual({ linked: null, identities: [] });
+    expect(location.searchParams.get('error')).toBe('provider_error');
+  });
+
+  it('a link started from a session that has since signed out links nothing', async () => {
+    const email = uniqueEmail('linker');
+    const { id } = await register(t, email);
+    const signedIn = await login(t, email, PASSWORD);
+    const { back } = await atProvider(squattersAccount(), { accessToken: signedIn.body.tokens.accessToken });
+    const out = await t.api().post(`${AUTH}/logout`).send({ refreshToken: signedIn.body.tokens.refreshToken });
+    expect(out.status).toBe(200);
+    const location = await callback(back);
+    expect({ linked: location.searchParams.get('linked'), identities: await identitiesOf(id) }).toEqual({ linked: null, identities: [] });
+  });
+
+  it('FED-03: moving a provider to another issuer unlinks its accounts — the same sub there is someone else', async () => {
+    const first = await atProvider('pat', { alias: 'moving' });
+    const pat = await exchange((await callback(first.back)).searchParams.get('code'), first.verifier);
+    expect(pat.body.user).toMatchObject({ email: patAtFirst });
+
+    const moved = await adminApi(t, rootToken, 'default').patch('/identity-providers/moving').send({ issuer: otherIdp.issuer });
+    expect(moved.status).toBe(200);
+
+    // `pat` at the second issuer is another person, with an address of their own.
+    const second = await atProvider('pat', { alias: 'moving', provider: otherIdp });
+    const res = await exchange((await callback(second.back)).searchParams.get('code'), second.verifier);
+    expect(res.status).toBe(200);
+    expect(res.body.user.id).not.toBe(pat.body.user.id);
+    expect(res.body.user.email).toBe(patAtSecond);
+  });
+
+  it('FED-03: a provider’s address in another Unicode form finds the account of the same mailbox', async () => {
+    const existing = await register(t, jose);
+    await t.dataSource.query(`UPDATE users SET email_verified = true WHERE id = $1`, [existing.id]);
+    const { back, verifier } = await atProvider('jose');
+    const res = await exchange((await callback(back)).searchParams.get('code'), verifier);
+    expect([res.status, res.body.user?.id]).toEqual([200, existing.id]);
+  });
+
+  it('a link, which adds a way in, starts only from a recent sign-in: a session kept alive by refreshes links nothing', async () => {
+    const email = uniqueEmail('stale');
+    await register(t, email);
+    const signedIn = await login(t, email);
+    let { refreshToken } = signedIn.body.tokens as { refreshToken: string };
+    let accessToken = '';
+    // Past RECENT_AUTH_MAX_AGE_SECONDS (900) since the sign-in, refreshed on the way.
+    for (let i = 0; i < 2; i++) {
+      t.clock.advance(600);
+      const refreshed = await t.api().post(`${AUTH}/refresh`).send({ refreshToken });
+      expect(refreshed.status).toBe(200);
+      ({ refreshToken, accessToken } = refreshed.body.tokens);
+    }
+    const res = await t
+      .api()
+      .post(`${AUTH}/federation/corp/start`)
+      .set(...bearer(accessToken))
+      .send({ returnTo: returnTo(), codeChallenge: pkcePair().codeChallenge, link: true });
+    expect([res.status, res.body.error?.code]).toEqual([403, 'FORBIDDEN']);
+    expect(res.body.error.message).toMatch(/recent sign-in/);
   });
 });

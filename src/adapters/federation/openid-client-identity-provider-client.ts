@@ -9,6 +9,7 @@ import {
 } from '../../application/ports/identity-provider-client';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
+import { Email } from '../../domain/user/email';
 import { OutboundConnector, OutboundPolicy } from '../outbound/outbound-connector';
 
 /** Every request to a provider (discovery, token, userinfo, JWKS) gives up after this. */
@@ -99,7 +100,8 @@ export class OpenIdClientIdentityProviderClient implements IdentityProviderClien
       }
       return {
         subject: claims.sub,
-        email: text(profile.email)?.toLowerCase() ?? null,
+        // As the realm's addresses are stored (NFC, trimmed, lower-cased), so the same mailbox finds its account.
+        email: text(profile.email) ? Email.normalise(text(profile.email)!) : null,
         emailVerified: profile.email_verified === true,
         givenName: text(profile.given_name),
         familyName: text(profile.family_name),

@@ -97,4 +97,10 @@ export class TypeOrmLinkedIdentityRepository implements LinkedIdentityRepository
     ]);
     return unwrapRows(rows).length;
   }
+
+  async deleteAllForProvider(providerId: string): Promise<number> {
+    if (!isUuid(providerId)) return 0;
+    const rows = await this.tx.manager.query(`DELETE FROM user_identities WHERE provider_id = $1 RETURNING id`, [providerId]);
+    return unwrapRows(rows).length;
+  }
 }

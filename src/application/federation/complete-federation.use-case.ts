@@ -118,7 +118,13 @@ export class CompleteFederationUseCase {
       const userId = await this.resolve(realm, provider, claims, input.ip, now);
       if (typeof userId !== 'string') return refuse(userId.refused, userId.userId ?? null);
       const code = this.secureTokens.generate();
-      const payload: LoginCodePayload = { userId, codeChallenge: flow.codeChallenge, client: flow.client, provider: provider.alias };
+      const payload: LoginCodePayload = {
+        userId,
+        codeChallenge: flow.codeChallenge,
+        client: flow.client,
+        provider: provider.alias,
+        subject: claims.subject,
+      };
       await this.tokens.insert({
         tokenHash: this.secureTokens.hash(code),
         kind: 'login_code',
@@ -208,7 +214,10 @@ export class CompleteFederationUseCase {
     }
   }
 
-  /** A signed-in user links the provider's account to their own. */
+  /**
+   * A signed-in user links the provider's account to their own — while the session that asked
+   * lasts: one ended meanwhile (signed out, revoked, or ended by a takeover of the account) links nothing.
+   */
   private async link(
     realm: Realm,
     provider: IdentityProvider,
@@ -218,7 +227,9 @@ export class CompleteFederationUseCase {
     now: Date,
     refuse: (reason: Refusal, userId?: string | null) => Promise<{ redirect: string }>,
   ): Promise<{ redirect: string }> {
-    const user = await this.users.findById(realm.id, flow.linkUserId!);
+    const user = flow.linkSessionId
+      ? await this.users.findWithLiveSession(realm.id, flow.linkUserId!, flow.linkSessionId, now, realm.policy.sessionLifetime)
+      : null;
     if (!user?.canAuthenticate(now)) return refuse('provider_error', flow.linkUserId);
     const linked = await this.identities.findBySubject(provider.id, claims.subject);
     const decision = decideLink({ linkedUserId: linked?.userId ?? null, callerId: user.id });

@@ -7,6 +7,7 @@ import { SessionIssuer } from '../auth/session-issuer';
 import { SignInContinuation, SignInOutcome } from '../auth/sign-in-continuation';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
+import { LinkedIdentityRepository } from '../ports/linked-identity.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { UserRepository } from '../ports/user.repository';
 import { LoginCodePayload } from './federation-flow';
@@ -18,6 +19,7 @@ export class ExchangeLoginCodeUseCase {
   constructor(
     private readonly tokens: FederationTokenRepository,
     private readonly secureTokens: SecureTokens,
+    private readonly identities: LinkedIdentityRepository,
     private readonly users: UserRepository,
     private readonly issuer: SessionIssuer,
     private readonly continuation: SignInContinuation,
@@ -26,7 +28,9 @@ export class ExchangeLoginCodeUseCase {
 
   /**
    * Redeems a login code with the verifier of the challenge the app started with: the code is
-   * spent by any attempt. Then the sign-in continues as a login does (`amr` `["fed"]`).
+   * spent by any attempt, and signs in only while the identity it was issued for is still linked
+   * to its user (a takeover, an unlink or the provider's removal since the callback leaves it
+   * nothing). Then the sign-in continues as a login does (`amr` `["fed"]`).
    * @throws DomainError INVALID_TOKEN | INVALID_DPOP_PROOF | ACCOUNT_LOCKED | ACCOUNT_SUSPENDED | EMAIL_NOT_VERIFIED
    */
   async execute(input: {
@@ -44,6 +48,8 @@ export class ExchangeLoginCodeUseCase {
     if (!token || token.realmId !== realm.id) throw invalidCode();
     const payload = token.payload as unknown as LoginCodePayload;
     if (!this.secureTokens.equal(this.secureTokens.pkceChallenge(input.codeVerifier), payload.codeChallenge)) throw invalidCode();
+    const identity = typeof payload.subject === 'string' ? await this.identities.findBySubject(token.providerId, payload.subject) : null;
+    if (!identity || identity.userId !== payload.userId) throw invalidCode();
     const user = await this.users.findById(realm.id, payload.userId);
     if (!user) throw invalidCode();
     return this.continuation.continue({

@@ -16,6 +16,8 @@ export interface FlowState {
   client: ClientContext;
   /** Linking to a signed-in user instead of signing in. */
   linkUserId?: string;
+  /** The session that asked for the link: the link is made only while it lasts. */
+  linkSessionId?: string;
 }
 
 /** What a login code holds, from callback to exchange. */
@@ -24,6 +26,8 @@ export interface LoginCodePayload {
   codeChallenge: string;
   client: ClientContext;
   provider: string;
+  /** The identity's `sub`: the code signs in only while (provider, subject) is still linked to `userId`. */
+  subject: string;
 }
 
 /** The callback for a provider: the redirect URI registered there. */

@@ -3,6 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { ClientContext } from '../auth/client-context';
+import { RecentAuthentication } from '../auth/recent-authentication';
 import { ReturnUrls } from '../auth/return-urls';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
@@ -20,6 +21,8 @@ export interface StartFederationInput {
   client: ClientContext;
   /** The signed-in user who links the provider's account instead of signing in. */
   linkUserId?: string;
+  /** With `linkUserId`: the session that asks; the link is made only while it lasts. */
+  linkSessionId?: string;
 }
 
 @Injectable()
@@ -31,13 +34,17 @@ export class StartFederationUseCase {
     private readonly secureTokens: SecureTokens,
     private readonly cipher: SecretCipher,
     private readonly returnUrls: ReturnUrls,
+    private readonly recentSignIn: RecentAuthentication,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
 
   /**
    * A single-use `state` (10 minutes) holding the flow, and the provider's authorization URL.
-   * @throws DomainError IDENTITY_PROVIDER_NOT_FOUND (unknown or disabled) | VALIDATION_FAILED (`returnTo`, `codeChallenge`)
+   * A link adds a way to sign in, so, like a new security key, it starts only from a recent
+   * sign-in (`RecentAuthentication`): a stolen session kept alive by refreshes links nothing.
+   * @throws DomainError IDENTITY_PROVIDER_NOT_FOUND (unknown or disabled) | VALIDATION_FAILED (`returnTo`, `codeChallenge`) |
+   *   FORBIDDEN (a link without a recent sign-in)
    */
   async execute(input: StartFederationInput): Promise<{ authorizationUrl: string }> {
     const { realm } = input;
@@ -47,6 +54,10 @@ export class StartFederationUseCase {
     if (!/^[A-Za-z0-9_-]{43}$/.test(input.codeChallenge)) {
       throw DomainError.validation('codeChallenge', 'must be the base64url S256 challenge of a code verifier (43 characters)');
     }
+    if (input.linkUserId) {
+      if (!input.linkSessionId) throw new DomainError('INVALID_TOKEN', 'Linking needs the signed-in user’s session');
+      await this.recentSignIn.require(realm.id, input.linkSessionId, 'Linking an account at an identity provider');
+    }
     const now = this.clock.now();
     const state = this.secureTokens.generate();
     const flow: FlowState = {
@@ -55,7 +66,7 @@ export class StartFederationUseCase {
       providerVerifier: this.secureTokens.generate(),
       nonce: this.secureTokens.generate(),
       client: input.client,
-      ...(input.linkUserId ? { linkUserId: input.linkUserId } : {}),
+      ...(input.linkUserId ? { linkUserId: input.linkUserId, linkSessionId: input.linkSessionId } : {}),
     };
     await this.tokens.insert({
       tokenHash: this.secureTokens.hash(state),

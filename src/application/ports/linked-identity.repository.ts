@@ -22,4 +22,6 @@ export abstract class LinkedIdentityRepository {
   abstract delete(realmId: string, userId: string, id: string): Promise<boolean>;
   /** Unlinks every identity of a user; returns how many. */
   abstract deleteAllForUser(realmId: string, userId: string): Promise<number>;
+  /** Unlinks every identity at a provider; returns how many. */
+  abstract deleteAllForProvider(providerId: string): Promise<number>;
 }

@@ -57,7 +57,7 @@ export class FederationController {
   @RateLimit('federation')
   @ApiOperation({ summary: 'Start a sign-in (or, with an access token and link: true, a link) at an identity provider' })
   @ApiOkResponse({ type: AuthorizationUrlResponse })
-  @ApiErrors('IDENTITY_PROVIDER_NOT_FOUND', 'VALIDATION_FAILED', 'INVALID_TOKEN')
+  @ApiErrors('IDENTITY_PROVIDER_NOT_FOUND', 'VALIDATION_FAILED', 'INVALID_TOKEN', 'FORBIDDEN')
   @Post('federation/:alias/start')
   @HttpCode(200)
   async begin(@Param('alias') alias: string, @Body() body: StartFederationDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -68,7 +68,7 @@ export class FederationController {
       returnTo: body.returnTo,
       codeChallenge: body.codeChallenge,
       client: clientContext(req, body.deviceFingerprint),
-      ...(linker ? { linkUserId: linker.sub } : {}),
+      ...(linker ? { linkUserId: linker.sub, linkSessionId: linker.sid } : {}),
     });
   }
 
