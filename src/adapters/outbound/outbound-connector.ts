@@ -62,10 +62,10 @@ export class OutboundConnector {
   /**
    * A `fetch` whose every request goes through `check` and `pinnedExchange` (to the checked
    * address, a redirect answered with the redirect itself, at most 1 MiB read, failing when the
-   * whole exchange takes longer than `timeoutMs`).
+   * whole exchange — the name's lookup included — takes longer than `timeoutMs`).
    */
   fetcher(policy: OutboundPolicy & { timeoutMs: number }): (input: string | URL, init?: RequestInit) => Promise<Response> {
-    return async (input, init = {}) => {
+    const send = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
       const { url, target } = await this.check(String(input), policy);
       const method = init.method ?? 'GET';
       const answer = await pinnedExchange(url, target, {
@@ -83,7 +83,17 @@ export class OutboundConnector {
       const empty = answer.status === 204 || answer.status === 304 || method === 'HEAD';
       return new Response(empty ? null : answer.body, { status: answer.status, headers });
     };
+    return (input, init) => withinTimeout(send(input, init), policy.timeoutMs);
   }
+}
+
+/** `work`, or a failure once `ms` have passed: the system's name lookup has no deadline of its own. */
+function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /** What `pinnedExchange` sends. */

@@ -89,6 +89,20 @@ describe('OutboundConnector (FED-05, shared with webhooks)', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('gives up within its timeout on a name whose lookup does not answer', async () => {
+    const stalledLookup = new (class extends HostResolver {
+      resolve(): Promise<ResolvedAddress[]> {
+        return new Promise(() => undefined);
+      }
+    })();
+    const connector = new OutboundConnector(stalledLookup);
+    const started = Date.now();
+    await expect(connector.fetcher({ ...LOCAL, timeoutMs: 300 })('http://idp.slow-dns.test/token')).rejects.toThrow(
+      /no answer within 300 ms/,
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('sends a POST body', async () => {
     const connector = new OutboundConnector(new MapResolver({}));
     const res = await connector.fetcher(LOCAL)(`http://127.0.0.1:${port}/token`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
