@@ -5,79 +5,66 @@
  * is its issuer's `sub`: the same `sub` at another issuer is someone else. Against a real OpenID
  * provider (oidc-provider, driven through its own pages).
  */
-import { ADMIN_ENV, adminApi, lastQueuedMailText, superAdmin } from '../support/admin-flows';
-import { codeFor, pkcePair, verifyCode } from '../support/email-codes';
+import { adminApi, lastQueuedMailText } from '../support/admin-flows';
+import { codeFor, verifyCode } from '../support/email-codes';
+import { CLIENT_SECRET, FederationHarness, pkce } from '../support/federation';
 import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { TestOidcProvider } from '../support/oidc-provider';
 import { addPasskey, AUTH, passkeySignIn } from '../support/passkeys';
-import { createTestApp, RELAXED_LIMITS, TestApp } from '../support/test-app';
-
-const ENV = { ...ADMIN_ENV, ...RELAXED_LIMITS, IDP_ALLOW_HTTP: 'true', IDP_ALLOW_PRIVATE_NETWORKS: 'true' };
-const SECRET = 'idp-client-secret';
+import { RELAXED_LIMITS, TestApp } from '../support/test-app';
 
 let counter = 0;
 /** An account at the provider that is the squatter's own (no email needed: a link ignores it). */
 const squattersAccount = () => `squatter-${Date.now().toString(36)}-${(counter += 1)}`;
 
 describe('claiming an address: nothing of the squatter’s survives, and identities are their issuer’s', () => {
+  let h: FederationHarness;
   let t: TestApp;
-  let idp: TestOidcProvider;
   let otherIdp: TestOidcProvider;
-  let rootToken: string;
-  const callbackOf = (alias: string) => `${t.config.apiUrl}${AUTH}/federation/${alias}/callback`;
-  const returnTo = () => `${t.config.apiUrl}/account/callback`;
   const patAtFirst = uniqueEmail('pat');
   const patAtSecond = uniqueEmail('another-pat');
   // One mailbox, its name written with a precomposed "é" here and a decomposed one at the provider.
   const jose = uniqueEmail('jos\u00e9');
 
   beforeAll(async () => {
-    t = await createTestApp({ env: ENV });
-    const redirectUris = [callbackOf('corp'), callbackOf('moving')];
     // `pat` names one person at the first issuer and another at the second.
-    idp = await TestOidcProvider.start({
-      redirectUris,
+    h = await FederationHarness.start({
       accounts: { pat: { email: patAtFirst, email_verified: true }, jose: { email: jose.normalize('NFD'), email_verified: true } },
-      clientSecret: SECRET,
+      aliases: ['corp', 'moving'],
+      app: { env: RELAXED_LIMITS },
     });
+    t = h.t;
+    await h.register('moving');
     otherIdp = await TestOidcProvider.start({
-      redirectUris,
+      redirectUris: [`${t.config.apiUrl}${AUTH}/federation/moving/callback`],
       accounts: { pat: { email: patAtSecond, email_verified: true } },
-      clientSecret: SECRET,
+      clientSecret: CLIENT_SECRET,
     });
-    rootToken = (await superAdmin(t)).accessToken;
-    for (const alias of ['corp', 'moving']) {
-      const created = await adminApi(t, rootToken, 'default')
-        .post('/identity-providers')
-        .send({ alias, displayName: alias, issuer: idp.issuer, clientId: 'identity-service', clientSecret: SECRET });
-      expect(created.status).toBe(201);
-    }
   });
   afterAll(async () => {
-    await idp?.stop();
     await otherIdp?.stop();
-    await t?.close();
+    await h?.stop();
   });
 
   /** start (linking with `accessToken`) → the provider's pages: the URL the provider sends the browser back to. */
   async function atProvider(account: string, options: { alias?: string; accessToken?: string; provider?: TestOidcProvider } = {}) {
-    const { codeVerifier: verifier, codeChallenge: challenge } = pkcePair();
-    const start = t.api().post(`${AUTH}/federation/${options.alias ?? 'corp'}/start`);
-    if (options.accessToken) start.set(...bearer(options.accessToken));
-    const started = await start.send({ returnTo: returnTo(), codeChallenge: challenge, ...(options.accessToken ? { link: true } : {}) });
-    expect(started.status).toBe(200);
-    const back = await (options.provider ?? idp).signIn(started.body.authorizationUrl, account);
+    const { res, verifier } = await h.start({
+      alias: options.alias,
+      ...(options.accessToken ? { headers: { Authorization: `Bearer ${options.accessToken}` }, body: { link: true } } : {}),
+    });
+    expect(res.status).toBe(200);
+    const back = await (options.provider ?? h.idp).signIn(res.body.authorizationUrl, account);
     return { back, verifier };
   }
 
   /** The browser follows the provider's redirect to the callback: where the service sends it. */
   async function callback(back: string): Promise<URL> {
-    const res = await t.api().get(back.slice(t.config.apiUrl.length));
+    const res = await h.callback(back);
     expect(res.status).toBe(303);
     return new URL(res.headers.location);
   }
 
-  const exchange = (code: string | null, codeVerifier: string) => t.api().post(`${AUTH}/federation/exchange`).send({ code, codeVerifier });
+  const exchange = (code: string | null, codeVerifier: string) => h.exchange(code, codeVerifier);
 
   /** The squatter registers the victim's address, signs in, and links an account of its own at the provider. */
   async function squat() {
@@ -166,7 +153,7 @@ describe('claiming an address: nothing of the squatter’s survives, and identit
     const pat = await exchange((await callback(first.back)).searchParams.get('code'), first.verifier);
     expect(pat.body.user).toMatchObject({ email: patAtFirst });
 
-    const moved = await adminApi(t, rootToken, 'default').patch('/identity-providers/moving').send({ issuer: otherIdp.issuer });
+    const moved = await adminApi(t, h.rootToken, 'default').patch('/identity-providers/moving').send({ issuer: otherIdp.issuer });
     expect(moved.status).toBe(200);
 
     // `pat` at the second issuer is another person, with an address of their own.
@@ -202,7 +189,7 @@ describe('claiming an address: nothing of the squatter’s survives, and identit
       .api()
       .post(`${AUTH}/federation/corp/start`)
       .set(...bearer(accessToken))
-      .send({ returnTo: returnTo(), codeChallenge: pkcePair().codeChallenge, link: true });
+      .send({ returnTo: h.returnTo(), codeChallenge: pkce().challenge, link: true });
     expect([res.status, res.body.error?.code]).toEqual([403, 'FORBIDDEN']);
     expect(res.body.error.message).toMatch(/recent sign-in/);
   });
