@@ -40,6 +40,7 @@ function announceDevelopmentProfile(config: AppConfig): void {
       `  CORS open to: ${config.corsOrigins.join(', ') || 'nobody'}`,
       `  emails: ${config.smtpUrl ? 'sent through SMTP_URL' : 'written to the log'}`,
       `  email links: ${config.publicUrl}; token issuer: ${config.issuer}`,
+      "  return URLs (email links, identity providers): any http://localhost:<port> or http://127.0.0.1:<port> page, besides each realm's list",
     ].join('\n'),
   );
 }

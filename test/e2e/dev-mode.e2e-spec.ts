@@ -86,6 +86,7 @@ describe('npm run dev: watch mode with the development profile', () => {
   it('announces the development profile and what it changed', () => {
     expect(output).toContain('DEVELOPMENT PROFILE');
     expect(output).toContain('CORS open to: http://localhost:*, http://127.0.0.1:*');
+    expect(output).toContain('return URLs (email links, identity providers): any http://localhost:<port> or http://127.0.0.1:<port> page');
   });
 
   it('allows a CORS preflight from a dev server on http://localhost:5173, credentials included', async () => {
