@@ -170,6 +170,7 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
           first,
           `return app.client.register({ email: ${JSON.stringify(email)}, password: ${JSON.stringify(PASSWORD)}, name: 'Tab User' })`,
         );
+        const signedInAt = Date.now();
         expect((await signIn(first, email)).value).toMatchObject({ kind: 'signed-in' });
         const { sessionId, userId } = await inPage<SignedIn>(first, 'return app.snapshot()');
         const tabs = [first, await open(context, target), await open(context, target)];
@@ -178,8 +179,11 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
           await inPage(tab, 'return app.client.ready');
           expect(await inPage(tab, 'return app.snapshot()')).toMatchObject({ status: 'signed-in', sessionId });
         }
-        // The new tabs took the access token from the first one: nothing rotated yet.
-        expect((await counts(strict, sessionId, userId)).rotations).toBe(0);
+        // The new tabs took the access token from the first one: nothing rotated beyond the first tab's
+        // own schedule, which renews a token about 2.5 s into its 4 s life (a loaded machine can take
+        // that long to open the tabs). A tab that rotated on opening would add one per tab.
+        const opening = (Date.now() - signedInAt) / 1000;
+        expect((await counts(strict, sessionId, userId)).rotations).toBeLessThanOrEqual(Math.floor(opening / (ACCESS_TTL - 1.5)));
 
         const results = await Promise.all(
           tabs.map((tab) => inPage<{ ok: number; failed: string[] }>(tab, `return app.hammer(${seconds * 1000}, 250)`)),
