@@ -3,6 +3,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jos
 import { adminApi, createRealm, storedEvents } from '../support/admin-flows';
 import { bearer, login, PASSWORD, register } from '../support/flows';
 import { EXCHANGE, FEDERATION_ENV, FederationHarness, providerAccount } from '../support/federation';
+import { Client } from 'pg';
 import { decodeJwt, oathtoolTotp, userWithTotp, verify } from '../support/mfa';
 import { ProviderAccount } from '../support/oidc-provider';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -60,6 +61,31 @@ describe('Sign-in with an OpenID Connect provider (oidc-provider, driven through
     expect(events.map((e: { type: string }) => e.type)).toEqual(
       expect.arrayContaining(['user.registered', 'identity.linked', 'login.succeeded']),
     );
+  });
+
+  it("the admin users list shows a federated user's identities beside users without any", async () => {
+    const federated = await h.signIn('alice');
+    const plain = await register(t);
+    const admin = adminApi(t, h.rootToken, 'default');
+    const listed = await admin.get('/users?limit=100&sort=-createdAt').expect(200);
+    const byId = new Map(listed.body.users.map((user: { id: string }) => [user.id, user]));
+    expect(byId.get(federated.body.user.id)).toMatchObject({
+      identities: [expect.objectContaining({ id: expect.any(String), provider: ALIAS, email: accounts.alice.email })],
+    });
+    expect(byId.get(plain.id)).toMatchObject({ identities: [] });
+    if (!t.config.databaseUrl) return;
+    // The page's own read says who has a linked identity: a page without one reads no identities.
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      const counted = async (search: string) => {
+        statements.mockClear();
+        expect((await admin.get(`/users?search=${encodeURIComponent(search)}`).expect(200)).body.users).toHaveLength(1);
+        return statements.mock.calls.length;
+      };
+      expect(await counted(accounts.alice.email)).toBe((await counted(plain.email)) + 1);
+    } finally {
+      statements.mockRestore();
+    }
   });
 
   it("fetches the provider's signing keys once for several sign-ins, not once per sign-in", async () => {

@@ -69,6 +69,7 @@ export type UserSummary = Readonly<
     | 'roles'
     | 'appMetadata'
     | 'mfaMethods'
+    | 'linkedIdentities'
     | 'createdAt'
     | 'lastLoginAt'
   > & {
