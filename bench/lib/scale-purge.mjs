@@ -12,7 +12,7 @@ export function purgeBatches(databaseUrl, log) {
       const purger = db.adapter('typeorm-expired-data-purger.js', 'TypeOrmExpiredDataPurger');
       const { PURGE_BATCH_SIZE } = await import('../../dist/src/application/housekeeping/housekeeping.use-case.js');
       const now = Date.now();
-      const { sessionRetentionDays, auditRetentionDays, sessionIdleTimeoutSeconds } = db.config;
+      const { sessionRetentionDays, auditRetentionDays } = db.config;
       const statementsMs = [];
       const slowest = {};
       const drain = async (what, purge) => {
@@ -31,7 +31,7 @@ export function purgeBatches(databaseUrl, log) {
       };
       const t0 = performance.now();
       const sessions = await drain('sessions', () =>
-        purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), sessionIdleTimeoutSeconds, PURGE_BATCH_SIZE),
+        purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), PURGE_BATCH_SIZE),
       );
       const events = await drain('audit events', () =>
         purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), PURGE_BATCH_SIZE),

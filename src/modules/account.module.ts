@@ -9,15 +9,14 @@ import { RevokeOtherSessionsUseCase } from '../application/auth/revoke-other-ses
 import { RevokeOwnSessionUseCase } from '../application/auth/revoke-own-session.use-case';
 import { AccountController } from '../adapters/http/controllers/account.controller';
 import { SessionsController } from '../adapters/http/controllers/sessions.controller';
-import { DeferredWork } from '../adapters/http/deferred-work';
 import { AuthModule } from './auth.module';
+import { DeferredWorkModule } from './deferred-work.module';
 
 /** Self-service: email verification, password recovery and change, one's own sessions. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, DeferredWorkModule],
   controllers: [AccountController, SessionsController],
   providers: [
-    DeferredWork,
     VerifyEmailUseCase,
     ResendVerificationUseCase,
     ForgotPasswordUseCase,

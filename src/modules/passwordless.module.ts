@@ -4,15 +4,15 @@ import { EmailCodeSignInUseCase } from '../application/auth/email-code-sign-in.u
 import { RequestEmailCodeUseCase } from '../application/auth/request-email-code.use-case';
 import { ReturnUrls } from '../application/auth/return-urls';
 import { EmailCodeController } from '../adapters/http/controllers/email-code.controller';
-import { DeferredWork } from '../adapters/http/deferred-work';
 import { PasskeysController } from '../adapters/http/controllers/passkeys.controller';
 import { AuthModule } from './auth.module';
+import { DeferredWorkModule } from './deferred-work.module';
 import { MfaModule } from './mfa.module';
 
 /** Signing in without a password: passkeys, and codes and links sent by email. */
 @Module({
-  imports: [AuthModule, MfaModule],
+  imports: [AuthModule, MfaModule, DeferredWorkModule],
   controllers: [PasskeysController, EmailCodeController],
-  providers: [StartPasskeySignInUseCase, PasskeySignInUseCase, ReturnUrls, DeferredWork, RequestEmailCodeUseCase, EmailCodeSignInUseCase],
+  providers: [StartPasskeySignInUseCase, PasskeySignInUseCase, ReturnUrls, RequestEmailCodeUseCase, EmailCodeSignInUseCase],
 })
 export class PasswordlessModule {}

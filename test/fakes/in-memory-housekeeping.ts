@@ -8,7 +8,7 @@ import { FakeAccessTokens } from './simple-fakes';
 
 /** Rows past retention as plain timestamps; each purge removes up to `limit` of those before the cutoff. */
 export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
-  readonly calls: { kind: string; cutoff: Date; limit: number; idleTimeoutSeconds?: number }[] = [];
+  readonly calls: { kind: string; cutoff: Date; limit: number }[] = [];
   constructor(
     public sessionsEnded: Date[] = [],
     public tokensSpent: Date[] = [],
@@ -35,8 +35,8 @@ export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
     this.endedOpen.set(realmId, (this.endedOpen.get(realmId) ?? 0) - n);
     return n;
   }
-  async purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number> {
-    this.calls.push({ kind: 'sessions', cutoff: endedBefore, limit, idleTimeoutSeconds });
+  async purgeEndedSessions(endedBefore: Date, limit: number): Promise<number> {
+    this.calls.push({ kind: 'sessions', cutoff: endedBefore, limit });
     let n: number;
     [this.sessionsEnded, n] = this.take(this.sessionsEnded, endedBefore, limit);
     return n;

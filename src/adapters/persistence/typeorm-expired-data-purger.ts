@@ -12,7 +12,7 @@ import { TypeOrmTransaction } from './typeorm-transaction';
 export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
   constructor(private readonly tx: TypeOrmTransaction) {}
 
-  async purgeEndedSessions(endedBefore: Date, _idleTimeoutSeconds: number, limit: number): Promise<number> {
+  async purgeEndedSessions(endedBefore: Date, limit: number): Promise<number> {
     // Sessions that ended by time were closed — marked revoked at their end — by
     // closeEndedSessions, earlier in the same housekeeping run: every ended session is a revoked
     // one here, found through sessions_ended_idx. (Looking for open ones past their end through

@@ -89,11 +89,6 @@ export class HousekeepingUseCase {
       const { sessionRetentionDays, auditRetentionDays, keyRotationDays } = this.config;
       const realms = await this.realms.list();
       const policies = realms.map((realm) => realm.policy);
-      // Sessions idle longer than every realm allows: a realm with a long idle timeout keeps its own.
-      const sessionIdleTimeoutSeconds = Math.max(
-        this.config.sessionIdleTimeoutSeconds,
-        ...policies.map((policy) => policy.sessionLifetime.idleTimeoutSeconds),
-      );
       if (!stop()) {
         // The JWKS keeps the current and the previous key only: never rotate twice within the
         // longest access-token lifetime, or the key of still-valid tokens would drop out.
@@ -107,7 +102,7 @@ export class HousekeepingUseCase {
         );
       }
       report.sessions = await drain(() =>
-        this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), sessionIdleTimeoutSeconds, limit),
+        this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), limit),
       );
       report.oneTimeTokens = await drain(() =>
         this.purger.purgeSpentOneTimeTokens(new Date(now - SPENT_TOKEN_RETENTION_DAYS * DAY_MS), limit),

@@ -13,11 +13,11 @@ export abstract class ExpiredDataPurger {
    */
   abstract closeEndedSessions(realmId: string, now: Date, lifetime: SessionLifetime, limit: number): Promise<number>;
   /**
-   * Sessions that ended before `endedBefore` — revoked, idle longer than `idleTimeoutSeconds`,
-   * or past their absolute lifetime — together with their refresh tokens. Those that ended by
-   * time are found once `closeEndedSessions` has closed them.
+   * Sessions revoked before `endedBefore`, together with their refresh tokens. Sessions that ended
+   * by time (idle, or past their absolute lifetime) are among them once `closeEndedSessions` has
+   * closed them, revoked at the moment they ended.
    */
-  abstract purgeEndedSessions(endedBefore: Date, idleTimeoutSeconds: number, limit: number): Promise<number>;
+  abstract purgeEndedSessions(endedBefore: Date, limit: number): Promise<number>;
   /** One-time tokens (email verification, password reset, MFA challenges) used or expired before `spentBefore`. */
   abstract purgeSpentOneTimeTokens(spentBefore: Date, limit: number): Promise<number>;
   /** Outbox emails delivered before `sentBefore`. Pending and failed ones are kept. */
