@@ -101,9 +101,7 @@ export class HousekeepingUseCase {
           this.purger.closeEndedSessions(realm.id, new Date(now), realm.policy.sessionLifetime, limit),
         );
       }
-      report.sessions = await drain(() =>
-        this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), limit),
-      );
+      report.sessions = await drain(() => this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), limit));
       report.oneTimeTokens = await drain(() =>
         this.purger.purgeSpentOneTimeTokens(new Date(now - SPENT_TOKEN_RETENTION_DAYS * DAY_MS), limit),
       );
