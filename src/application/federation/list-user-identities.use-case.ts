@@ -10,4 +10,12 @@ export class ListUserIdentitiesUseCase {
   execute(input: { realmId: string; userIds: readonly string[] }): Promise<Map<string, LinkedIdentity[]>> {
     return this.identities.listForUsers(input.realmId, input.userIds);
   }
+
+  /**
+   * The same for users read with the flag that says whether one is linked: only those that have
+   * one (or whose read did not tell) are looked up — usually none, and then nothing is read.
+   */
+  forUsers(realmId: string, users: readonly { id: string; linkedIdentities?: boolean | null }[]): Promise<Map<string, LinkedIdentity[]>> {
+    return this.execute({ realmId, userIds: users.filter((user) => user.linkedIdentities !== false).map((user) => user.id) });
+  }
 }

@@ -65,9 +65,7 @@ export class AdminUsersController {
       emailVerified: query.emailVerified === undefined ? undefined : query.emailVerified === 'true',
       sort: query.sort,
     });
-    // The page's read says which users have a linked identity; only theirs are read (usually none).
-    const linked = users.filter((user) => user.linkedIdentities !== false).map((user) => user.id);
-    const identities = await this.listIdentities.execute({ realmId: realm.id, userIds: linked });
+    const identities = await this.listIdentities.forUsers(realm.id, users);
     const now = this.clock.now();
     return {
       users: users.map((user) => present.user(user, now, identities.get(user.id) ?? [])),

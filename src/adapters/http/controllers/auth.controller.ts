@@ -149,10 +149,7 @@ export class AuthController {
 
   private async userView(user: User) {
     // Most users have no linked identity: the read that made the user said so, and /me stays one statement.
-    const identities =
-      user.linkedIdentities === false
-        ? []
-        : ((await this.listIdentities.execute({ realmId: user.realmId, userIds: [user.id] })).get(user.id) ?? []);
+    const identities = (await this.listIdentities.forUsers(user.realmId, [user])).get(user.id) ?? [];
     return { user: present.user(user.summary(), this.clock.now(), identities) };
   }
 }
