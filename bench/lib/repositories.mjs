@@ -21,16 +21,26 @@ export async function openRecorded(databaseUrl) {
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const dataSource = await openDatabase(config);
   const tx = new TypeOrmTransaction(dataSource);
-  const state = { recording: null };
+  const state = { recording: null, timings: null };
   const manager = dataSource.manager;
+  // The transaction's own manager inside `run`, the data source's outside, as in the service.
+  const scoped = Object.getOwnPropertyDescriptor(TypeOrmTransaction.prototype, 'manager').get;
   Object.defineProperty(tx, 'manager', {
-    get: () => ({
-      query: (sql, params) => {
-        state.recording?.push({ sql, params: params ? [...params] : params });
-        return manager.query(sql, params);
-      },
-      getRepository: (entity) => manager.getRepository(entity),
-    }),
+    get: () => {
+      const current = scoped.call(tx);
+      return {
+        query: async (sql, params) => {
+          state.recording?.push({ sql, params: params ? [...params] : params });
+          const t0 = performance.now();
+          try {
+            return await current.query(sql, params);
+          } finally {
+            state.timings?.push({ sql, ms: performance.now() - t0 });
+          }
+        },
+        getRepository: (entity) => current.getRepository(entity),
+      };
+    },
   });
   // Statements sent as named prepared statements bypass the manager: record those too.
   const prepared = tx.prepared.bind(tx);
@@ -44,6 +54,11 @@ export async function openRecorded(databaseUrl) {
     tx,
     manager,
     adapter: (file, name, ...args) => new (dist(`adapters/persistence/${file}`)[name])(tx, ...args),
+    /** Every statement sent through the manager from now on, with its duration (failed ones too). */
+    timeStatements() {
+      state.timings = [];
+      return state.timings;
+    },
     /** The statements `work` sends. */
     async record(work) {
       state.recording = [];

@@ -42,6 +42,7 @@ const nothing = {
   deliveredEmails: 0,
   deliveredWebhooks: 0,
   auditEvents: 0,
+  stalled: [],
   rotatedKey: null,
 };
 
@@ -125,6 +126,7 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
       deliveredEmails: 2,
       deliveredWebhooks: 2,
       auditEvents: oldAudit,
+      stalled: [],
       rotatedKey: expect.any(String),
     });
     expect(await t.dataSource.query(`SELECT status FROM webhook_deliveries ORDER BY status`)).toEqual([
@@ -204,6 +206,44 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
     expect(report.sessions).toBe(1);
     expect(await count(t, 'sessions WHERE revoked_at IS NOT NULL')).toBe(2);
   });
+
+  onPostgres(
+    'a purge statement that runs past its time bound is undone and retried on fewer rows; rows it cannot reach wait for the next run',
+    async () => {
+      const user = await signedInUser(t);
+      await logout(t, user.refreshToken);
+      for (let i = 0; i < 19; i += 1) {
+        t.clock.advance(1);
+        const res = await t.api().post('/api/v1/auth/login').send({ email: user.email, password: user.password });
+        expect(res.status).toBe(200);
+        await logout(t, res.body.tokens.refreshToken as string);
+      }
+      t.clock.advance(40 * DAY);
+      expect(await count(t, 'sessions WHERE revoked_at IS NOT NULL')).toBe(20);
+      // Another transaction holds the session that ended last: every purge batch that reaches it
+      // waits for its lock, until the statement's time bound cancels it.
+      const [last] = await t.dataSource.query(`SELECT id FROM sessions ORDER BY revoked_at DESC LIMIT 1`);
+      const other = new Client({ connectionString: t.database.databaseUrl! });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [last.id]);
+        const started = Date.now();
+        const report = await housekeeping.execute();
+        // 500, 250, 125, 62 and 31 rows reach the held one and are cancelled; 16 go; the next 16 are cancelled.
+        expect(report).toMatchObject({ ran: true, sessions: 16, stalled: ['sessions'] });
+        expect(report.auditEvents).toBeGreaterThan(0); // the other purges went on
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(await count(t, 'sessions')).toBe(4);
+        expect(await exists(t, 'sessions', 'id', last.id as string)).toBe(true);
+      } finally {
+        await other.query('ROLLBACK');
+        await other.end();
+      }
+      expect(await housekeeping.execute()).toMatchObject({ sessions: 4, stalled: [] });
+      expect(await count(t, 'sessions')).toBe(0);
+    },
+  );
 
   onPostgres('skips the run while another instance holds the lock', async () => {
     const user = await signedInUser(t);

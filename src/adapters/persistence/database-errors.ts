@@ -6,3 +6,5 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = '23505';
+/** A statement cancelled, here by its `statement_timeout`. */
+export const QUERY_CANCELED = '57014';

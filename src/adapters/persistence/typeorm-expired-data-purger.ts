@@ -1,12 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { ExpiredDataPurger } from '../../application/ports/expired-data-purger';
+import { ExpiredDataPurger, PurgeStalledError } from '../../application/ports/expired-data-purger';
 import { SessionLifetime } from '../../domain/session/session';
+import { QUERY_CANCELED, sqlState } from './database-errors';
 import { ENDED_OPEN } from './session.mapper';
 import { TypeOrmTransaction } from './typeorm-transaction';
 
 /**
+ * How long one purge statement may run, and so hold the locks of the rows it deletes, before
+ * PostgreSQL cancels it (`statement_timeout`, set for its transaction only). A cancelled
+ * statement changes nothing; its rows are then taken in halves.
+ */
+export const PURGE_STATEMENT_TIMEOUT_MS = 80;
+/** The smallest batch a cancelled purge falls back to before it gives up until the next run. */
+export const PURGE_MIN_BATCH = 16;
+
+/**
  * Batched deletes: each call picks at most `limit` primary keys through an index and deletes
- * them in one short statement. Plain SQL that runs on PostgreSQL 15 and PGlite alike.
+ * them in short statements, each bounded by PURGE_STATEMENT_TIMEOUT_MS. Plain SQL that runs on
+ * PostgreSQL 15 and PGlite alike (the embedded database, one session at a time, does not enforce
+ * the bound; nothing else waits on its locks).
  */
 @Injectable()
 export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
@@ -21,22 +33,23 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
     // picks a scan of the table whenever most sessions are due, and each batch reads further into
     // it, past the rows the earlier batches deleted (the last one, finding none, the whole table).
     // Refresh tokens go by ON DELETE CASCADE.
-    return this.count(
+    return this.inBatches(
+      limit,
       `WITH gone AS (
          DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE revoked_at < $1 ORDER BY revoked_at LIMIT $2)
          RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [endedBefore, limit],
+      (size) => [endedBefore, size],
     );
   }
 
   async closeEndedSessions(realmId: string, now: Date, lifetime: SessionLifetime, limit: number): Promise<number> {
     // Each way to end read through its own partial index; the UPDATE repeats the condition, so a
     // session a refresh touched meanwhile is checked again on its newest version.
-    const params = [realmId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds, limit];
     const idleEnd = `s.last_active_at + make_interval(secs => $3)`;
     const maxEnd = `s.created_at + make_interval(secs => $4)`;
-    return this.count(
+    return this.inBatches(
+      limit,
       `WITH ended AS (
          (SELECT id FROM sessions s WHERE s.realm_id = $1 AND s.revoked_at IS NULL AND s.expires_at <= $2 LIMIT $5)
          UNION
@@ -51,12 +64,13 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
          FROM ended WHERE s.id = ended.id AND ${ENDED_OPEN('$2', '$3', '$4')}
          RETURNING 1)
        SELECT count(*)::int AS n FROM closed`,
-      params,
+      (size) => [realmId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds, size],
     );
   }
 
   async purgeSpentOneTimeTokens(spentBefore: Date, limit: number): Promise<number> {
-    return this.count(
+    return this.inBatches(
+      limit,
       `WITH doomed AS (
          (SELECT token_hash FROM one_time_tokens WHERE used_at < $1 LIMIT $2)
          UNION
@@ -64,44 +78,76 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
          LIMIT $2
        ), gone AS (DELETE FROM one_time_tokens WHERE token_hash IN (SELECT token_hash FROM doomed) RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [spentBefore, limit],
+      (size) => [spentBefore, size],
     );
   }
 
   async purgeDeliveredEmails(sentBefore: Date, limit: number): Promise<number> {
-    return this.count(
+    return this.inBatches(
+      limit,
       `WITH gone AS (
          DELETE FROM email_outbox WHERE id IN (
            SELECT id FROM email_outbox WHERE status = 'sent' AND sent_at < $1 LIMIT $2)
          RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [sentBefore, limit],
+      (size) => [sentBefore, size],
     );
   }
 
   async purgeDeliveredWebhooks(deliveredBefore: Date, limit: number): Promise<number> {
-    return this.count(
+    return this.inBatches(
+      limit,
       `WITH gone AS (
          DELETE FROM webhook_deliveries WHERE id IN (
            SELECT id FROM webhook_deliveries WHERE status = 'delivered' AND delivered_at < $1 LIMIT $2)
          RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [deliveredBefore, limit],
+      (size) => [deliveredBefore, size],
     );
   }
 
   async purgeAuditEvents(before: Date, limit: number): Promise<number> {
-    return this.count(
+    return this.inBatches(
+      limit,
       `WITH gone AS (
          DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $1 LIMIT $2)
          RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [before, limit],
+      (size) => [before, size],
     );
   }
 
-  private async count(sql: string, params: unknown[]): Promise<number> {
-    const rows: { n: number }[] = await this.tx.manager.query(sql, params);
-    return Number(rows[0]?.n ?? 0);
+  /**
+   * Up to `limit` rows through `sql` (whose last parameter is the batch size), each statement
+   * bounded in time. A statement cancelled by the bound is undone and retried on half as many
+   * rows, down to PURGE_MIN_BATCH; the smaller size then holds for the rest of the call.
+   */
+  private async inBatches(limit: number, sql: string, params: (size: number) => unknown[]): Promise<number> {
+    let done = 0;
+    let size = limit;
+    while (done < limit) {
+      const want = Math.min(size, limit - done);
+      let changed: number;
+      try {
+        changed = await this.bounded(sql, params(want));
+      } catch (error) {
+        if (sqlState(error) !== QUERY_CANCELED) throw error;
+        if (want <= PURGE_MIN_BATCH) throw new PurgeStalledError(done);
+        size = Math.max(PURGE_MIN_BATCH, Math.floor(want / 2));
+        continue;
+      }
+      done += changed;
+      if (changed < want) break;
+    }
+    return done;
+  }
+
+  /** One statement in its own transaction, under `statement_timeout` for that transaction only. */
+  private bounded(sql: string, params: unknown[]): Promise<number> {
+    return this.tx.run(async () => {
+      await this.tx.manager.query(`SELECT set_config('statement_timeout', $1, true)`, [`${PURGE_STATEMENT_TIMEOUT_MS}ms`]);
+      const rows: { n: number }[] = await this.tx.manager.query(sql, params);
+      return Number(rows[0]?.n ?? 0);
+    });
   }
 }

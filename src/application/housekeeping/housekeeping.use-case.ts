@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AccessTokens } from '../ports/access-tokens';
 import { Clock } from '../ports/clock';
-import { ExpiredDataPurger } from '../ports/expired-data-purger';
+import { ExpiredDataPurger, PurgeStalledError } from '../ports/expired-data-purger';
 import { JobLock } from '../ports/job-lock';
 import { RealmRepository } from '../ports/realm.repository';
 
@@ -23,6 +23,12 @@ export const HOUSEKEEPING_LOCK = 'housekeeping';
 /** Other instances may sign with a retired key until they re-read the keys (at most a minute). */
 const KEY_CACHE_MARGIN_MS = 60_000;
 
+/** The counts of a housekeeping run, one per purge. */
+type PurgeTotals = Pick<
+  HousekeepingReport,
+  'closedSessions' | 'sessions' | 'oneTimeTokens' | 'deliveredEmails' | 'deliveredWebhooks' | 'auditEvents'
+>;
+
 export interface HousekeepingReport {
   /** False when another instance held the lock: nothing was done. */
   ran: boolean;
@@ -33,6 +39,11 @@ export interface HousekeepingReport {
   deliveredEmails: number;
   deliveredWebhooks: number;
   auditEvents: number;
+  /**
+   * The purges that stopped early because their statements kept running past their time bound
+   * (report keys, such as `sessions`); the rest of their rows waits for the next run.
+   */
+  stalled: (keyof PurgeTotals)[];
   /** The new signing key's kid when the key was rotated. */
   rotatedKey: string | null;
 }
@@ -70,14 +81,22 @@ export class HousekeepingUseCase {
       deliveredEmails: 0,
       deliveredWebhooks: 0,
       auditEvents: 0,
+      stalled: [],
       rotatedKey: null,
     };
     const limit = options.batchSize ?? PURGE_BATCH_SIZE;
     const stop = options.shouldStop ?? (() => false);
-    const drain = async (purge: () => Promise<number>): Promise<number> => {
+    const drain = async (what: keyof PurgeTotals, purge: () => Promise<number>): Promise<number> => {
       let total = 0;
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !stop(); batch += 1) {
-        const deleted = await purge();
+        let deleted: number;
+        try {
+          deleted = await purge();
+        } catch (error) {
+          if (!(error instanceof PurgeStalledError)) throw error;
+          if (!report.stalled.includes(what)) report.stalled.push(what);
+          return total + error.deleted;
+        }
         total += deleted;
         if (deleted < limit) break;
       }
@@ -97,21 +116,23 @@ export class HousekeepingUseCase {
         report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
       }
       for (const realm of realms) {
-        report.closedSessions += await drain(() =>
+        report.closedSessions += await drain('closedSessions', () =>
           this.purger.closeEndedSessions(realm.id, new Date(now), realm.policy.sessionLifetime, limit),
         );
       }
-      report.sessions = await drain(() => this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), limit));
-      report.oneTimeTokens = await drain(() =>
+      report.sessions = await drain('sessions', () => this.purger.purgeEndedSessions(new Date(now - sessionRetentionDays * DAY_MS), limit));
+      report.oneTimeTokens = await drain('oneTimeTokens', () =>
         this.purger.purgeSpentOneTimeTokens(new Date(now - SPENT_TOKEN_RETENTION_DAYS * DAY_MS), limit),
       );
-      report.deliveredEmails = await drain(() =>
+      report.deliveredEmails = await drain('deliveredEmails', () =>
         this.purger.purgeDeliveredEmails(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit),
       );
-      report.deliveredWebhooks = await drain(() =>
+      report.deliveredWebhooks = await drain('deliveredWebhooks', () =>
         this.purger.purgeDeliveredWebhooks(new Date(now - DELIVERED_EMAIL_RETENTION_DAYS * DAY_MS), limit),
       );
-      report.auditEvents = await drain(() => this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit));
+      report.auditEvents = await drain('auditEvents', () =>
+        this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit),
+      );
     });
     return report;
   }

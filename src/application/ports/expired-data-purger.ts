@@ -1,8 +1,23 @@
 import { SessionLifetime } from '../../domain/session/session';
 
 /**
+ * A purge whose statements kept running past their time bound even on the smallest batch (a due
+ * row held by another transaction, a stalled disk): what it did not delete waits for the next run.
+ */
+export class PurgeStalledError extends Error {
+  /** @param deleted rows the call deleted before it stalled */
+  constructor(readonly deleted: number) {
+    super('A purge statement ran past its time bound on the smallest batch');
+    this.name = 'PurgeStalledError';
+  }
+}
+
+/**
  * Deletes data past its retention, one small batch per call so that no statement holds locks
- * for long. Each method returns how many rows it deleted; fewer than `limit` means done.
+ * for long. Each method returns how many rows it deleted; fewer than `limit` means done. A
+ * statement that runs past the adapter's time bound is undone and the rows are taken in smaller
+ * batches; when even the smallest one does not finish in time, the method throws
+ * PurgeStalledError, which tells how many rows it deleted before.
  */
 export abstract class ExpiredDataPurger {
   /**

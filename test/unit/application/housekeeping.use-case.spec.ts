@@ -1,3 +1,4 @@
+import { PurgeStalledError } from '../../../src/application/ports/expired-data-purger';
 import { HousekeepingUseCase, MAX_BATCHES_PER_RUN } from '../../../src/application/housekeeping/housekeeping.use-case';
 import { loadConfig } from '../../../src/config/load-config';
 import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
@@ -58,6 +59,7 @@ describe('HousekeepingUseCase', () => {
       deliveredEmails: 4,
       deliveredWebhooks: 0,
       auditEvents: 1,
+      stalled: [],
       rotatedKey: null,
     });
     expect(purger.calls.filter((c) => c.kind === 'sessions').map((c) => c.limit)).toEqual([3, 3, 3]); // 3 + 3 + 1
@@ -110,6 +112,36 @@ describe('HousekeepingUseCase', () => {
     expect((await useCase.execute({ batchSize: 1 })).sessions).toBe(5);
   });
 
+  it('reports a purge that stalled, counts what it deleted before, and goes on with the other purges', async () => {
+    class StallingPurger extends InMemoryExpiredDataPurger {
+      override async purgeEndedSessions(endedBefore: Date, limit: number): Promise<number> {
+        const deleted = await super.purgeEndedSessions(endedBefore, Math.min(limit, 2));
+        throw new PurgeStalledError(deleted);
+      }
+    }
+    const purger = new StallingPurger(
+      Array.from({ length: 5 }, () => daysAgo(31)),
+      [daysAgo(2)],
+      [],
+      [daysAgo(400)],
+    );
+    const { useCase } = setup(purger);
+    const report = await useCase.execute({ batchSize: 3 });
+    expect(report).toMatchObject({ ran: true, sessions: 2, oneTimeTokens: 1, auditEvents: 1, stalled: ['sessions'] });
+    expect(purger.calls.filter((c) => c.kind === 'sessions')).toHaveLength(1);
+    expect(purger.sessionsEnded).toHaveLength(3);
+  });
+
+  it('lets any other purge failure end the run', async () => {
+    class FailingPurger extends InMemoryExpiredDataPurger {
+      override async purgeDeliveredEmails(): Promise<number> {
+        throw new Error('connection lost');
+      }
+    }
+    const { useCase } = setup(new FailingPurger());
+    await expect(useCase.execute()).rejects.toThrow('connection lost');
+  });
+
   it('rotates the signing key once it is older than KEY_ROTATION_DAYS, and only then', async () => {
     const young = setup(undefined, 89);
     expect((await young.useCase.execute()).rotatedKey).toBeNull();
@@ -149,6 +181,7 @@ describe('HousekeepingUseCase', () => {
       deliveredEmails: 0,
       deliveredWebhooks: 0,
       auditEvents: 0,
+      stalled: [],
       rotatedKey: null,
     });
     expect(purger.calls).toEqual([]);
