@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { ExpiredDataPurger, PurgeStalledError } from '../../application/ports/expired-data-purger';
 import { SessionLifetime } from '../../domain/session/session';
@@ -11,8 +12,15 @@ import { TypeOrmTransaction } from './typeorm-transaction';
  * statement changes nothing; its rows are then taken in halves.
  */
 export const PURGE_STATEMENT_TIMEOUT_MS = 80;
-/** The smallest batch a cancelled purge falls back to before it gives up until the next run. */
+/** The smallest batch a cancelled purge falls back to. */
 export const PURGE_MIN_BATCH = 16;
+/**
+ * Tries of the smallest batch before the purge gives up until the next run, with a pause before
+ * each retry (a quarter second, then half a second): a stall of the disk passes, a row held by a
+ * long transaction does not.
+ */
+export const PURGE_MIN_BATCH_TRIES = 3;
+const STALL_PAUSE_MS = 250;
 
 /**
  * Batched deletes: each call picks at most `limit` primary keys through an index and deletes
@@ -121,10 +129,12 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
    * Up to `limit` rows through `sql` (whose last parameter is the batch size), each statement
    * bounded in time. A statement cancelled by the bound is undone and retried on half as many
    * rows, down to PURGE_MIN_BATCH; the smaller size then holds for the rest of the call.
+   * PURGE_MIN_BATCH_TRIES cancellations in a row at the smallest size end the call.
    */
   private async inBatches(limit: number, sql: string, params: (size: number) => unknown[]): Promise<number> {
     let done = 0;
     let size = limit;
+    let stalls = 0;
     while (done < limit) {
       const want = Math.min(size, limit - done);
       let changed: number;
@@ -132,10 +142,15 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
         changed = await this.bounded(sql, params(want));
       } catch (error) {
         if (sqlState(error) !== QUERY_CANCELED) throw error;
-        if (want <= PURGE_MIN_BATCH) throw new PurgeStalledError(done);
+        if (want <= PURGE_MIN_BATCH) {
+          stalls += 1;
+          if (stalls >= PURGE_MIN_BATCH_TRIES) throw new PurgeStalledError(done);
+          await delay(STALL_PAUSE_MS * stalls);
+        }
         size = Math.max(PURGE_MIN_BATCH, Math.floor(want / 2));
         continue;
       }
+      stalls = 0;
       done += changed;
       if (changed < want) break;
     }
