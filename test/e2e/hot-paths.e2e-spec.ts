@@ -1,5 +1,20 @@
-import { bearer, signedInUser } from '../support/flows';
+import { Client } from 'pg';
+import { USER_WITH_LIVE_SESSION } from '../../src/adapters/persistence/typeorm-user.repository';
+import { bearer, login, signedInUser } from '../support/flows';
 import { createTestApp, TestApp } from '../support/test-app';
+
+const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+
+function claims(accessToken: string): { sid: string; sub: string } {
+  return JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString());
+}
+
+/** The index names of a plan in EXPLAIN's JSON format. */
+function indexesOf(node: Record<string, unknown>): string[] {
+  const own = typeof node['Index Name'] === 'string' ? [node['Index Name']] : [];
+  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [...own, ...children.flatMap(indexesOf)];
+}
 
 /**
  * The paths tuned for throughput (docs/performance.md) keep every check: a remembered access
@@ -89,4 +104,29 @@ describe('hot paths keep their checks', () => {
     const next = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: a.body.tokens.refreshToken });
     expect(next.status).toBe(200);
   });
+
+  onPostgres(
+    "reads the session of every authenticated request by its primary key, also in the prepared statement's generic plan before any statistics",
+    async () => {
+      const user = await signedInUser(t);
+      for (let i = 0; i < 30; i++) expect((await login(t, user.email, user.password)).status).toBe(200);
+      const { sid, sub } = claims(user.accessToken);
+      const client = new Client({ connectionString: t.database.databaseUrl! });
+      await client.connect();
+      try {
+        // What a pooled connection settles on after five executions when the table was never analysed.
+        await client.query('SET plan_cache_mode = force_generic_plan');
+        await client.query(`PREPARE live_user AS ${USER_WITH_LIVE_SESSION}`);
+        const args = `'${sid}', 'default', '${sub}', now(), 604800, 2592000`;
+        const [{ user: row }] = (await client.query(`EXECUTE live_user(${args})`)).rows;
+        expect(row).toMatchObject({ id: user.id, email: user.email });
+        const [explained] = (await client.query(`EXPLAIN (FORMAT JSON) EXECUTE live_user(${args})`)).rows;
+        const indexes = indexesOf(explained['QUERY PLAN'][0].Plan);
+        expect(indexes).toContain('sessions_pkey');
+        expect(indexes.filter((name) => name.startsWith('sessions_') && name !== 'sessions_pkey')).toEqual([]);
+      } finally {
+        await client.end();
+      }
+    },
+  );
 });

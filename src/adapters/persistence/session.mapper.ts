@@ -17,6 +17,14 @@ export const LIVE = (now: string, idle: string, max: string) =>
   ` AND s.created_at > ${now}::timestamptz - make_interval(secs => ${max})`;
 
 /**
+ * The session `id` as a subquery PostgreSQL plans on its own (OFFSET 0 keeps outer conditions
+ * out of it): always its primary key. Conditions that match a partial index of a realm's open
+ * sessions (realm, `revoked_at IS NULL`, `expires_at`) must not compete with it, since a plan made
+ * without statistics (a table autovacuum has not analysed yet) can rate both at one row.
+ */
+export const sessionById = (id: string) => `(SELECT * FROM sessions WHERE id = ${id} OFFSET 0)`;
+
+/**
  * SQL for "not revoked, but ended by time at $now" (the open sessions `LIVE` leaves out): idle
  * longer than $idle seconds, past its absolute end, or older than $max seconds.
  */

@@ -3,7 +3,7 @@ import { IsNull } from 'typeorm';
 import { SessionQuery, SessionRepository } from '../../application/ports/session.repository';
 import { Session, SessionLifetime } from '../../domain/session/session';
 import { SessionRecord } from './records/session.record';
-import { LIVE, SESSION_COLUMNS, toSession, toSessionRecord } from './session.mapper';
+import { LIVE, SESSION_COLUMNS, sessionById, toSession, toSessionRecord } from './session.mapper';
 import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
 import { isUuid } from './typeorm-user.repository';
 
@@ -82,7 +82,7 @@ export class TypeOrmSessionRepository implements SessionRepository {
   async isLive(realmId: string, id: string, now: Date, lifetime: SessionLifetime): Promise<boolean> {
     if (!isUuid(id)) return false;
     const rows: unknown[] = await this.tx.manager.query(
-      `SELECT 1 FROM sessions s WHERE s.id = $1 AND s.realm_id = $2 AND ${LIVE('$3', '$4', '$5')}`,
+      `SELECT 1 FROM ${sessionById('$1')} s WHERE s.realm_id = $2 AND ${LIVE('$3', '$4', '$5')}`,
       [id, realmId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds],
     );
     return rows.length > 0;

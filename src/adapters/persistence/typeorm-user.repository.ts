@@ -7,7 +7,7 @@ import { LockoutPolicy, User, UserSummary } from '../../domain/user/user';
 import { sqlState, UNIQUE_VIOLATION } from './database-errors';
 import { UserRecord } from './records/user.record';
 import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
-import { LIVE } from './session.mapper';
+import { LIVE, sessionById } from './session.mapper';
 import { toUser, toUserRecord, toUserSummary, USER_COLUMNS, USER_SUMMARY_COLUMNS, UserRow, UserSummaryRow } from './user.mapper';
 
 // Each order is an index read forwards or backwards (migration 1764121000000): the tie-breaker
@@ -25,6 +25,14 @@ const SORTS: Record<UserQuery['sort'], { key: string; order: string }> = {
 const RECORD_LOGIN = `UPDATE users SET last_login_at = $3, updated_at = $3, failed_login_count = 0, status = 'active', locked_until = NULL
   WHERE realm_id = $1 AND id = $2
     AND (status = 'active' OR (status = 'locked' AND locked_until IS NOT NULL AND locked_until <= $3))`;
+
+/**
+ * A user with the session $1 when it is live ($2 realm, $3 user; $4 now, $5 idle and $6 absolute
+ * lifetime in seconds). The session is read by its primary key alone (`sessionById`).
+ */
+export const USER_WITH_LIVE_SESSION = `SELECT (SELECT row_to_json(y) FROM (SELECT ${USER_COLUMNS}) y) AS "user"
+  FROM ${sessionById('$1')} s JOIN users u ON u.id = s.user_id
+  WHERE s.realm_id = $2 AND s.user_id = $3 AND ${LIVE('$4', '$5', '$6')}`;
 
 @Injectable()
 export class TypeOrmUserRepository implements UserRepository {
@@ -49,13 +57,14 @@ export class TypeOrmUserRepository implements UserRepository {
     if (!isUuid(userId) || !isUuid(sessionId)) return null;
     // Every authenticated request runs this: the user comes back as one JSON column, which `pg`
     // decodes with one JSON.parse instead of describing and converting seventeen columns.
-    const rows = await this.tx.prepared<{ user: UserRow }>(
-      'user-with-live-session',
-      `SELECT (SELECT row_to_json(y) FROM (SELECT ${USER_COLUMNS}) y) AS "user"
-       FROM sessions s JOIN users u ON u.id = s.user_id
-       WHERE s.id = $1 AND s.realm_id = $2 AND s.user_id = $3 AND ${LIVE('$4', '$5', '$6')}`,
-      [sessionId, realmId, userId, now, lifetime.idleTimeoutSeconds, lifetime.maxLifetimeSeconds],
-    );
+    const rows = await this.tx.prepared<{ user: UserRow }>('user-with-live-session', USER_WITH_LIVE_SESSION, [
+      sessionId,
+      realmId,
+      userId,
+      now,
+      lifetime.idleTimeoutSeconds,
+      lifetime.maxLifetimeSeconds,
+    ]);
     return rows[0] ? toUser(rows[0].user) : null;
   }
 
