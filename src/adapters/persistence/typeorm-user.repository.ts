@@ -26,6 +26,9 @@ const RECORD_LOGIN = `UPDATE users SET last_login_at = $3, updated_at = $3, fail
   WHERE realm_id = $1 AND id = $2
     AND (status = 'active' OR (status = 'locked' AND locked_until IS NOT NULL AND locked_until <= $3))`;
 
+/** The user of realm $1 with the (normalised) email $2. */
+export const USER_BY_EMAIL = `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.email = $2`;
+
 /**
  * A user with the session $1 when it is live ($2 realm, $3 user; $4 now, $5 idle and $6 absolute
  * lifetime in seconds). The session is read by its primary key alone (`sessionById`).
@@ -78,11 +81,7 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async findByEmail(realmId: string, email: string): Promise<User | null> {
-    const rows = await this.tx.prepared<UserRow>(
-      'user-by-email',
-      `SELECT ${USER_COLUMNS} FROM users u WHERE u.realm_id = $1 AND u.email = $2`,
-      [realmId, email],
-    );
+    const rows = await this.tx.prepared<UserRow>('user-by-email', USER_BY_EMAIL, [realmId, email]);
     return rows[0] ? toUser(rows[0]) : null;
   }
 
