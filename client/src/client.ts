@@ -595,8 +595,15 @@ export function createIdentityClient(options: IdentityClientOptions) {
     /** Creates an account; a verification email is sent. */
     register: (input: { email: string; password: string; name: string }) =>
       call('POST', '/register', input) as Promise<{ user: AuthUser; message: string }>,
-    /** Confirms an email address with the token of the emailed link. */
-    verifyEmail: (token: string) => call('POST', '/verify-email', { token }).then(() => undefined),
+    /**
+     * Answers the emailed verification link: confirms the address, or with `{ notMe: true }` tells
+     * that whoever owns the mailbox did not create the account (it is then taken over: its password,
+     * second factors, linked accounts and sessions removed; the owner signs in with an email code or
+     * a password reset). Ask the user before calling it: a page that calls it as it loads lets a mail
+     * scanner answer for them. Resolves when done.
+     */
+    verifyEmail: (token: string, options: { notMe?: boolean } = {}): Promise<void> =>
+      call('POST', '/verify-email', options.notMe ? { token, notMe: true } : { token }).then(() => undefined),
     /** Sends the verification email again (answers the same whether or not the address is known). */
     resendVerification: (email: string) => call('POST', '/verify-email/resend', { email }).then(() => undefined),
     /** Emails a password reset link (answers the same whether or not the address is known). */
@@ -713,19 +720,24 @@ export function createIdentityClient(options: IdentityClientOptions) {
        * the page that calls {@link complete} when the browser comes back.
        */
       signInWith: (alias: string, options: { returnTo: string }) => toProvider(alias, options.returnTo, false),
-      /** Links an account at the provider to the signed-in user: as {@link signInWith}, then `{ kind: 'linked' }` on return. */
+      /**
+       * Links an account at the provider to the signed-in user: as {@link signInWith}; on return,
+       * {@link complete} finishes the link with the verifier this tab kept (a link started in
+       * another browser cannot be finished in this one) and answers `{ kind: 'linked' }`.
+       */
       link: (alias: string, options: { returnTo: string }) => toProvider(alias, options.returnTo, true),
       /**
-       * On the `returnTo` page: reads `code`, `linked` or `error` from the URL (default: the page's
-       * own, then cleaned of them), and signs in with the code and this tab's verifier — the same
-       * result as {@link signIn}, `mfa-required` included — or answers the link. Null when the URL
-       * has none of them. A refusal throws its {@link FederationErrorCode}; a return to a tab that
-       * did not start the flow throws `FEDERATION_NOT_STARTED_HERE`, sending nothing.
+       * On the `returnTo` page: reads `code`, `link_code` or `error` from the URL (default: the
+       * page's own, then cleaned of them). A login code signs in with this tab's verifier — the
+       * same result as {@link signIn}, `mfa-required` included; a link code finishes a link of the
+       * signed-in user. Null when the URL has none of them. A refusal throws its
+       * {@link FederationErrorCode}; a return to a tab that did not start the flow throws
+       * `FEDERATION_NOT_STARTED_HERE`, sending nothing.
        */
       async complete(url: string = location.href): Promise<RedirectResult | null> {
-        const params = readAddress(url, ['code', 'linked', 'error', 'error_description']);
-        const [code, linked, error] = [params.get('code'), params.get('linked'), params.get('error')];
-        if (!code && !linked && !error) return null;
+        const params = readAddress(url, ['code', 'link_code', 'error', 'error_description']);
+        const [code, linkCode, error] = [params.get('code'), params.get('link_code'), params.get('error')];
+        if (!code && !linkCode && !error) return null;
         const kept = JSON.parse(sessionStorage.getItem(federationKey) ?? 'null') as { codeVerifier: string; until: number } | null;
         sessionStorage.removeItem(federationKey);
         if (error) {
@@ -735,14 +747,20 @@ export function createIdentityClient(options: IdentityClientOptions) {
             params.get('error_description') || error,
           );
         }
-        if (linked) return { kind: 'linked', provider: linked };
         if (!kept || kept.until < Date.now()) {
           throw new IdentityError(
             'FEDERATION_NOT_STARTED_HERE',
-            'This sign-in was not started in this browser tab, or too long ago: start it again',
+            linkCode
+              ? 'This link was not started in this browser tab, or too long ago: start it again'
+              : 'This sign-in was not started in this browser tab, or too long ago: start it again',
           );
         }
         await ready;
+        if (linkCode) {
+          const answer = await authed('POST', '/federation/link', { code: linkCode, codeVerifier: kept.codeVerifier });
+          const identity = answer.identity as LinkedIdentity;
+          return { kind: 'linked', provider: identity.provider, identity };
+        }
         return loginStep('/federation/exchange', { code, codeVerifier: kept.codeVerifier });
       },
       /** The signed-in user's linked accounts. */

@@ -105,7 +105,7 @@ export type AuthSnapshot =
 export type SignInResult = { kind: 'signed-in'; user: AuthUser } | { kind: 'mfa-required'; user: AuthUser; methods: MfaMethod[] };
 
 /** What a return from an identity provider ended in: a sign-in, or a link to the signed-in account. */
-export type RedirectResult = SignInResult | { kind: 'linked'; provider: string };
+export type RedirectResult = SignInResult | { kind: 'linked'; provider: string; identity: LinkedIdentity };
 
 /** An identity provider of the realm, for a sign-in button (`GET /providers`). */
 export interface IdentityProvider {

@@ -1,31 +1,59 @@
 // The pages the emails link to: /verify-email?token=… and /reset-password?token=….
 import type { App, View } from './app';
-import { field, form, h, liveRegion, say, title } from './dom';
-import { describeError, PASSWORD_HINT, Problem } from './messages';
+import { action, field, form, h, liveRegion, say, title } from './dom';
+import { PASSWORD_HINT, Problem } from './messages';
 
 const backToAccount = (app: App, text: string) => h('p', { class: 'aside' }, h('a', { href: app.href('') }, text));
 
+/**
+ * The verification link's page. Opening it changes nothing: a mail scanner that runs scripts
+ * opens links too. The page asks whether the reader created the account, and only the answer is
+ * sent: "yes" verifies the address; "no" tells that someone else registered it, and the account
+ * is taken over for the mailbox's owner (everything that someone set up on it removed).
+ */
 export function verifyEmailPage(app: App, token: string | null): View {
-  const heading = title('Verifying your email address');
-  const status = h('p', {}, 'One moment…');
+  const heading = title('Did you create this account?');
   const alert = liveRegion('error');
-  const content = h('section', { class: 'card' }, heading, alert, status, backToAccount(app, 'Go to your account'));
-  const fail = (message: string) => {
-    heading.textContent = 'Your email address is not verified';
-    status.textContent = 'Sign in to your account to have a new link sent.';
-    say(alert, message);
+  const content = h('section', { class: 'card' }, heading, alert);
+  const done = (head: string, ...text: string[]) => {
+    heading.textContent = head;
+    content.replaceChildren(heading, ...text.map((t) => h('p', {}, t)), backToAccount(app, 'Go to your account'));
+    heading.focus();
   };
-  if (!token) fail('This link is incomplete: open the link from the email once more.');
-  else {
-    app.client.verifyEmail(token).then(
-      () => {
-        heading.textContent = 'Email address verified';
-        status.textContent = 'Thank you: your email address is confirmed.';
-        app.notify('Your email address is verified.');
-      },
-      (error) => fail(describeError(error)),
-    );
+  if (!token) {
+    heading.textContent = 'Your email address is not verified';
+    content.append(h('p', {}, 'Sign in to your account to have a new link sent.'), backToAccount(app, 'Go to your account'));
+    say(alert, 'This link is incomplete: open the link from the email once more.');
+    return { title: 'Verify your email address', content };
   }
+  const yes = action(
+    'Yes, I created this account',
+    async () => {
+      await app.client.verifyEmail(token);
+      done('Email address verified', 'Thank you: your email address is confirmed.');
+      app.notify('Your email address is verified.');
+    },
+    alert,
+    { class: 'primary' },
+  );
+  const no = action(
+    'I didn’t create this account',
+    async () => {
+      await app.client.verifyEmail(token, { notMe: true });
+      done(
+        'The account is yours now',
+        'Someone registered your address. Everything they set up is removed: their password, sign-in methods and sessions.',
+        'Sign in with a code sent to your email, or choose a password with “Forgot your password?”.',
+      );
+      app.notify('The account is yours: everything someone else set up on it is removed.');
+    },
+    alert,
+  );
+  content.append(
+    h('p', {}, 'Someone asked to create an account with your email address. Confirm only if it was you.'),
+    h('div', { class: 'actions' }, yes, no),
+    backToAccount(app, 'Go to your account'),
+  );
   return { title: 'Verify your email address', content };
 }
 

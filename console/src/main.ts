@@ -180,7 +180,7 @@ if (page === '/verify-email' || page === '/reset-password') {
       addEventListener('hashchange', route);
       route();
     });
-} else if (params.has('code') || params.has('linked') || params.has('error')) {
+} else if (params.has('code') || params.has('link_code') || params.has('error')) {
   // The return from an identity provider: a sign-in, a linked account, or why neither.
   signedOutChrome();
   main.append(h('p', {}, 'One moment…'));

@@ -4,6 +4,8 @@ import { CompleteFederationUseCase } from '../application/federation/complete-fe
 import { CreateIdentityProviderUseCase } from '../application/federation/create-identity-provider.use-case';
 import { DeleteIdentityProviderUseCase } from '../application/federation/delete-identity-provider.use-case';
 import { ExchangeLoginCodeUseCase } from '../application/federation/exchange-login-code.use-case';
+import { IdentityLinks } from '../application/federation/identity-links';
+import { LinkIdentityUseCase } from '../application/federation/link-identity.use-case';
 import { ListIdentityProvidersUseCase } from '../application/federation/list-identity-providers.use-case';
 import { StartFederationUseCase } from '../application/federation/start-federation.use-case';
 import { UpdateIdentityProviderUseCase } from '../application/federation/update-identity-provider.use-case';
@@ -15,7 +17,7 @@ import { AuthModule } from './auth.module';
 
 /**
  * Sign-in with a realm's OpenID Connect providers: the providers over the admin API, the flow
- * (start, the provider's callback, the login-code exchange), linked identities, and the client
+ * (start, the provider's callback, the login-code exchange, the link-code redemption), linked identities, and the client
  * on openid-client behind its port.
  */
 @Module({
@@ -29,7 +31,9 @@ import { AuthModule } from './auth.module';
     UpdateIdentityProviderUseCase,
     DeleteIdentityProviderUseCase,
     StartFederationUseCase,
+    IdentityLinks,
     CompleteFederationUseCase,
+    LinkIdentityUseCase,
     ExchangeLoginCodeUseCase,
   ],
 })

@@ -197,12 +197,17 @@ describe('the account console in Chromium', () => {
       const link = /https?:\/\/\S+\/verify-email\?token=[\w-]+/.exec(mails[1].text)![0];
       expect(link).toBe(`${origin}/verify-email?token=${token}`);
 
+      // Opening the link only asks; the answer verifies.
       await page.goto(link);
+      await heading('Did you create this account?').waitFor();
+      await check('verify-email-ask');
+      await page.getByRole('button', { name: 'Yes, I created this account' }).click();
       await heading('Email address verified').waitFor();
       await check('verify-email');
       // The same link again: used.
       await page.reload();
-      await heading('Your email address is not verified').waitFor();
+      await page.getByRole('button', { name: 'Yes, I created this account' }).click();
+      await alert().filter({ hasText: 'This link is not valid any more' }).waitFor();
       expect(await alert().textContent()).toBe('This link is not valid any more: it was used already or it has expired.');
       await check('verify-email-used');
 

@@ -62,7 +62,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('post', `${AUTH}/mfa/verify`, 200, 'public', ['INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'RATE_LIMITED']),
   route('post', `${AUTH}/mfa/webauthn/options`, 200, 'public', ['INVALID_TOKEN']),
   // the auth API
-  route('post', `${AUTH}/verify-email`, 200, 'public', ['INVALID_VERIFICATION_TOKEN']),
+  route('post', `${AUTH}/verify-email`, 200, 'public', ['INVALID_VERIFICATION_TOKEN', 'INVALID_USER_STATE']),
   route('post', `${AUTH}/verify-email/resend`, 202, 'public', ['RATE_LIMITED']),
   route('post', `${AUTH}/password/forgot`, 202, 'public', ['RATE_LIMITED']),
   route('post', `${AUTH}/password/reset`, 200, 'public', ['INVALID_VERIFICATION_TOKEN', 'VALIDATION_FAILED']),
@@ -107,6 +107,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
     'INVALID_DPOP_PROOF',
     'RATE_LIMITED',
   ]),
+  route('post', `${AUTH}/federation/link`, 200, 'bearer', ['INVALID_TOKEN', 'INVALID_USER_STATE', 'FORBIDDEN', 'VALIDATION_FAILED']),
   route('get', `${AUTH}/identities`, 200, 'bearer'),
   route('delete', `${AUTH}/identities/{id}`, 200, 'bearer', ['NOT_FOUND', 'INVALID_USER_STATE']),
   route('get', '/.well-known/jwks.json', 200, 'public'),

@@ -42,12 +42,24 @@ describe('Linked identities (oidc-provider, driven through its own pages)', () =
 
   it('links a provider’s account to the signed-in user ({"link": true}); its sign-ins land there; audited and sent to webhooks', async () => {
     const user = await signedInUser(t);
-    const location = await h.link('judy', user.accessToken);
+    const { location, res } = await h.link('judy', user.accessToken);
     expect(location.origin + location.pathname).toBe(h.returnTo());
-    expect(location.searchParams.get('linked')).toBe(ALIAS);
+    expect(location.searchParams.get('link_code')).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect(location.searchParams.get('code')).toBeNull();
+    expect(location.searchParams.get('linked')).toBeNull();
+    expect(res!.status).toBe(200);
     const [identity] = await h.identities(user.accessToken);
     expect(identity).toMatchObject({ provider: ALIAS, subject: 'judy', email: accounts.judy.email });
+    expect(res!.body).toEqual({
+      identity: {
+        id: identity.id,
+        provider: ALIAS,
+        subject: 'judy',
+        email: accounts.judy.email,
+        linkedAt: expect.any(String),
+        lastUsedAt: expect.any(String),
+      },
+    });
     // Linking needs the caller's access token.
     const anonymous = await h.start({ body: { link: true } });
     expect([anonymous.res.status, anonymous.res.body.error.code]).toEqual([401, 'INVALID_TOKEN']);
@@ -55,9 +67,10 @@ describe('Linked identities (oidc-provider, driven through its own pages)', () =
     const signIn = await h.signIn('judy');
     expect(signIn.body.user).toMatchObject({ id: user.id, email: user.email });
     // Linking it again is harmless; another user may not take it.
-    expect((await h.link('judy', user.accessToken)).searchParams.get('linked')).toBe(ALIAS);
+    const again = await h.link('judy', user.accessToken);
+    expect([again.res!.status, again.res!.body.identity.id]).toEqual([200, identity.id]);
     const other = await signedInUser(t);
-    expect((await h.link('judy', other.accessToken)).searchParams.get('error')).toBe('identity_in_use');
+    expect((await h.link('judy', other.accessToken)).location.searchParams.get('error')).toBe('identity_in_use');
     expect(await h.identities(other.accessToken)).toEqual([]);
 
     const [event] = await storedEvents(t, 'default', { userId: user.id, type: 'identity.linked' });

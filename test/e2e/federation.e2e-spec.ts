@@ -1,6 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { adminApi, createRealm, storedEvents } from '../support/admin-flows';
+import { dpopKey } from '../support/dpop';
 import { bearer, login, PASSWORD, register } from '../support/flows';
 import { EXCHANGE, FEDERATION_ENV, FederationHarness, providerAccount } from '../support/federation';
 import { Client } from 'pg';
@@ -140,18 +139,7 @@ describe('Sign-in with an OpenID Connect provider (oidc-provider, driven through
   });
 
   it('a DPoP proof at the exchange binds the session to its key (tokenType DPoP, cnf.jkt); the token is refused as Bearer; a bad proof spends no code', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    const jwk = await exportJWK(publicKey);
-    const proof = (method: string, path: string, accessToken?: string) =>
-      new SignJWT({
-        htm: method,
-        htu: `${t.config.apiUrl}${path}`,
-        iat: Math.floor(t.clock.now().getTime() / 1000),
-        jti: randomUUID(),
-        ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
-      })
-        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
-        .sign(privateKey);
+    const { proof, jkt } = await dpopKey(t);
     const { location, verifier } = await h.throughProvider('grace');
     const code = location.searchParams.get('code');
     // A proof for another URL is refused before the code is spent.
@@ -161,7 +149,7 @@ describe('Sign-in with an OpenID Connect provider (oidc-provider, driven through
     expect(res.status).toBe(200);
     expect(res.body.tokens.tokenType).toBe('DPoP');
     const accessToken = res.body.tokens.accessToken as string;
-    expect(decodeJwt(accessToken).cnf).toEqual({ jkt: await calculateJwkThumbprint(jwk, 'sha256') });
+    expect(decodeJwt(accessToken).cnf).toEqual({ jkt });
     const asDpop = await t
       .api()
       .get('/api/v1/auth/me')

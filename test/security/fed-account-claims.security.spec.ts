@@ -73,8 +73,10 @@ describe('claiming an address: nothing of the squatter’s survives, and identit
     const signedIn = await login(t, email);
     expect(signedIn.status).toBe(200);
     const account = squattersAccount();
-    const linked = await callback((await atProvider(account, { accessToken: signedIn.body.tokens.accessToken })).back);
-    expect(linked.searchParams.get('linked')).toBe('corp');
+    const accessToken = signedIn.body.tokens.accessToken as string;
+    const started = await atProvider(account, { accessToken });
+    const linkCode = (await callback(started.back)).searchParams.get('link_code');
+    expect((await h.finishLink(linkCode, started.verifier, accessToken)).status).toBe(200);
     return { id, email, account, accessToken: signedIn.body.tokens.accessToken as string };
   }
 
@@ -127,25 +129,26 @@ describe('claiming an address: nothing of the squatter’s survives, and identit
     const { id } = await register(t, email);
     const squatter = await login(t, email);
     // The squatter's browser has been through the provider's pages; it has not followed the redirect yet.
-    const { back } = await atProvider(squattersAccount(), { accessToken: squatter.body.tokens.accessToken });
+    const { back, verifier } = await atProvider(squattersAccount(), { accessToken: squatter.body.tokens.accessToken });
 
     const mail = await codeFor(t, email);
     expect((await verifyCode(t, { email, code: mail.code })).status).toBe(200);
 
-    const location = await callback(back);
-    expect({ linked: location.searchParams.get('linked'), identities: await identitiesOf(id) }).toEqual({ linked: null, identities: [] });
-    expect(location.searchParams.get('error')).toBe('provider_error');
+    const linkCode = (await callback(back)).searchParams.get('link_code');
+    const finished = await h.finishLink(linkCode, verifier, squatter.body.tokens.accessToken);
+    expect({ status: finished.status, identities: await identitiesOf(id) }).toEqual({ status: 401, identities: [] });
   });
 
   it('a link started from a session that has since signed out links nothing', async () => {
     const email = uniqueEmail('linker');
     const { id } = await register(t, email);
     const signedIn = await login(t, email, PASSWORD);
-    const { back } = await atProvider(squattersAccount(), { accessToken: signedIn.body.tokens.accessToken });
+    const { back, verifier } = await atProvider(squattersAccount(), { accessToken: signedIn.body.tokens.accessToken });
     const out = await t.api().post(`${AUTH}/logout`).send({ refreshToken: signedIn.body.tokens.refreshToken });
     expect(out.status).toBe(200);
-    const location = await callback(back);
-    expect({ linked: location.searchParams.get('linked'), identities: await identitiesOf(id) }).toEqual({ linked: null, identities: [] });
+    const linkCode = (await callback(back)).searchParams.get('link_code');
+    const finished = await h.finishLink(linkCode, verifier, signedIn.body.tokens.accessToken);
+    expect({ status: finished.status, identities: await identitiesOf(id) }).toEqual({ status: 401, identities: [] });
   });
 
   it('FED-03: moving a provider to another issuer unlinks its accounts — the same sub there is someone else', async () => {

@@ -157,10 +157,32 @@ export class FederationHarness {
     return this.exchange(code, verifier, { app: options.app, headers: options.exchangeHeaders, realm: options.realm });
   }
 
-  /** Links `account` at the provider to the signed-in user of `accessToken` ({"link": true}): where the browser is sent back to. */
-  async link(account: string, accessToken: string, options: FlowOptions = {}): Promise<URL> {
+  /**
+   * Starts a link of `account` at the provider for the signed-in user of `accessToken` ({"link": true})
+   * and walks the provider's pages: where the browser is sent back to (`link_code` or `error`), and
+   * the start's verifier.
+   */
+  async linkAtProvider(account: string, accessToken: string, options: FlowOptions = {}): Promise<{ location: URL; verifier: string }> {
     const headers = { Authorization: `Bearer ${accessToken}`, ...options.headers };
-    return (await this.throughProvider(account, { ...options, headers, body: { link: true, ...options.body } })).location;
+    const { location, verifier } = await this.throughProvider(account, { ...options, headers, body: { link: true, ...options.body } });
+    return { location, verifier };
+  }
+
+  /** POST /federation/link with a link code, a verifier and an access token. */
+  finishLink(code: string | null, codeVerifier: string, accessToken: string, app = this.t) {
+    return app.api().post('/api/v1/auth/federation/link').set('Authorization', `Bearer ${accessToken}`).send({ code, codeVerifier });
+  }
+
+  /**
+   * A whole link as the browser that started it makes it: the provider's pages, then the link code
+   * posted with the start's verifier. The answer of POST /federation/link, or the refusal's
+   * redirect when the callback refused (`location`).
+   */
+  async link(account: string, accessToken: string, options: FlowOptions = {}) {
+    const { location, verifier } = await this.linkAtProvider(account, accessToken, options);
+    const code = location.searchParams.get('link_code');
+    if (!code) return { location, res: null };
+    return { location, res: await this.finishLink(code, verifier, accessToken, options.app) };
   }
 
   /** GET /identities of the signed-in user of `accessToken`. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
 import { EmailTemplates } from '../mail/email-templates';
@@ -20,6 +21,7 @@ export class AccountEmails {
     private readonly oneTimeTokens: OneTimeTokenRepository,
     private readonly secureTokens: SecureTokens,
     private readonly mailer: Mailer,
+    private readonly config: AppConfig,
   ) {}
 
   /** A new 24-hour verification link; older unused verification tokens of the user stop working. */
@@ -53,10 +55,24 @@ export class AccountEmails {
     await this.mailer.enqueue(EmailTemplates.signInCode({ realmId: realm.id, realmName: realm.name, to, code, minutes, link }));
   }
 
-  /** Any other security notice to the account's owner. */
+  /**
+   * Any other security notice to the account's owner, with a link to the account console's
+   * security page where the service serves the console.
+   */
   async sendSecurityNotice(realm: Realm, user: User, what: string): Promise<void> {
-    const message: OutgoingEmail = EmailTemplates.securityNotice({ ...this.addressing(realm, user), what });
+    const message: OutgoingEmail = EmailTemplates.securityNotice({
+      ...this.addressing(realm, user),
+      what,
+      manageUrl: this.securityPage(realm),
+    });
     await this.mailer.enqueue(message);
+  }
+
+  /** The account console's security page of the realm; null where the console is not served. */
+  private securityPage(realm: Realm): string | null {
+    if (!this.config.accountConsole) return null;
+    const query = realm.id === 'default' ? '' : `?realm=${encodeURIComponent(realm.id)}`;
+    return `${this.config.apiUrl}/account/${query}#security`;
   }
 
   private addressing(realm: Realm, user: User) {

@@ -91,9 +91,14 @@ export class ChangePasswordUseCase {
     return this.tx.run(async () => {
       // Locked for the change: a lock set since the check (other attempts, an administrator) wins.
       const current = await this.users.findByIdForUpdate(input.realm.id, input.userId);
-      // The password checked above must still be the account's: a takeover (which clears it) or
-      // another change committed since then ended this caller's sessions.
-      if (!current || current.passwordHash !== user.passwordHash) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
+      // The password checked above must still be the account's, and the caller's session must
+      // still be live: a takeover (which clears the password and ends every session under this
+      // same row lock) or another change committed since the request was authenticated wins.
+      const live =
+        current && current.passwordHash === user.passwordHash
+          ? await this.sessions.isLive(input.realm.id, input.sessionId, now, input.realm.policy.sessionLifetime)
+          : false;
+      if (!current || !live) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
       if (current.statusAt(now) === 'locked') throw accountLocked(current, now);
       // A password set meanwhile (another tab): this one is no longer a first password.
       if (first && current.passwordHash !== null) throw DomainError.validation('currentPassword', 'is required to change the password');

@@ -18,7 +18,16 @@ import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { RealmDirectory } from '../realm/realm-directory';
-import { federationRedirectUri, FlowState, LOGIN_CODE_TTL_SECONDS, LoginCodePayload, withParams } from './federation-flow';
+import {
+  federationRedirectUri,
+  FlowState,
+  LINK_CODE_TTL_SECONDS,
+  LinkCodePayload,
+  LOGIN_CODE_TTL_SECONDS,
+  LoginCodePayload,
+  withParams,
+} from './federation-flow';
+import { IdentityLinks } from './identity-links';
 
 /** What the provider sent back to the callback. */
 export interface FederationCallbackInput {
@@ -53,6 +62,7 @@ export class CompleteFederationUseCase {
     private readonly identities: LinkedIdentityRepository,
     private readonly users: UserRepository,
     private readonly takeover: AccountTakeover,
+    private readonly links: IdentityLinks,
     private readonly emails: AccountEmails,
     private readonly secureTokens: SecureTokens,
     private readonly cipher: SecretCipher,
@@ -65,7 +75,7 @@ export class CompleteFederationUseCase {
   /**
    * The provider's redirect: redeems its code, resolves the account (`decideAccount`, or
    * `decideLink` when a signed-in user links) and answers where to send the browser — `returnTo`
-   * with a one-time login code, `linked`, or an `error`. Every refusal is audited.
+   * with a one-time login code, a one-time link code, or an `error`. Every refusal is audited.
    * @throws DomainError INVALID_VERIFICATION_TOKEN for an unknown, used, expired or foreign `state` (no redirect)
    */
   async execute(input: FederationCallbackInput): Promise<{ redirect: string }> {
@@ -114,10 +124,9 @@ export class CompleteFederationUseCase {
     }
 
     try {
-      if (flow.linkUserId) return await this.link(realm, provider, claims, flow, input.ip, now, refuse);
+      if (flow.linkUserId) return await this.link(provider, claims, flow, now, refuse);
       const userId = await this.resolve(realm, provider, claims, input.ip, now);
       if (typeof userId !== 'string') return refuse(userId.refused, userId.userId ?? null);
-      const code = this.secureTokens.generate();
       const payload: LoginCodePayload = {
         userId,
         codeChallenge: flow.codeChallenge,
@@ -125,15 +134,7 @@ export class CompleteFederationUseCase {
         provider: provider.alias,
         subject: claims.subject,
       };
-      await this.tokens.insert({
-        tokenHash: this.secureTokens.hash(code),
-        kind: 'login_code',
-        realmId: realm.id,
-        providerId: provider.id,
-        payload: payload as unknown as Record<string, unknown>,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + LOGIN_CODE_TTL_SECONDS * 1000),
-      });
+      const code = await this.issueCode('login_code', provider, payload, LOGIN_CODE_TTL_SECONDS, now);
       return { redirect: withParams(flow.returnTo, { code }) };
     } catch (error) {
       // Another sign-in linked the same account at the same moment.
@@ -167,7 +168,7 @@ export class CompleteFederationUseCase {
         await this.identities.recordUse(linked!.id, claims.email, now);
         return decision.userId;
       case 'link':
-        await this.tx.run(() => this.insertIdentity(realm, provider, claims, decision.userId, ip, now, {}));
+        await this.tx.run(() => this.links.link(realm, provider, claims, existing!, { ip, now }, {}));
         return decision.userId;
       case 'take-over': {
         const claimed = await this.tx.run(async () => {
@@ -175,11 +176,14 @@ export class CompleteFederationUseCase {
           const user = await this.users.findByIdForUpdate(realm.id, decision.userId);
           if (!user || user.isAdministrator()) return false;
           if (user.emailVerified) {
-            await this.insertIdentity(realm, provider, claims, user.id, ip, now, {});
+            await this.links.link(realm, provider, claims, user, { ip, now }, {});
             return true;
           }
           await this.takeover.execute({ user, now, ip, event: { type: 'identity.linked', details: identityDetails } });
-          await this.insertIdentity(realm, provider, claims, user.id, ip, now, null);
+          // The squatter's profile went with the takeover; the provider's takes its place.
+          applyProfile(user, claims, now);
+          await this.users.save(user);
+          await this.links.link(realm, provider, claims, user, { ip, now }, null);
           return true;
         });
         return claimed ? decision.userId : { refused: 'email_already_registered', userId: decision.userId };
@@ -206,7 +210,7 @@ export class CompleteFederationUseCase {
             details: { method: 'federated', provider: provider.alias },
           });
           if (!user.emailVerified) await this.emails.sendVerification(realm, user, now);
-          await this.insertIdentity(realm, provider, claims, user.id, ip, now, {});
+          await this.links.link(realm, provider, claims, user, { ip, now }, {});
           return user.id;
         });
       case 'refuse':
@@ -215,61 +219,52 @@ export class CompleteFederationUseCase {
   }
 
   /**
-   * A signed-in user links the provider's account to their own — while the session that asked
-   * lasts: one ended meanwhile (signed out, revoked, or ended by a takeover of the account) links nothing.
+   * The provider's answer to a link a signed-in user started. Nothing is linked here: the browser
+   * that comes back may not be the one that asked (an attacker can start a link from their own
+   * account and lure a victim through the provider's pages). It gets a one-time link code, which
+   * links only when the user who started it posts it with the verifier of the start's challenge
+   * (`LinkIdentityUseCase`). An account already linked to someone else is refused at once.
    */
   private async link(
-    realm: Realm,
     provider: IdentityProvider,
     claims: ProviderClaims,
     flow: FlowState,
-    ip: string | null,
     now: Date,
     refuse: (reason: Refusal, userId?: string | null) => Promise<{ redirect: string }>,
   ): Promise<{ redirect: string }> {
-    const user = flow.linkSessionId
-      ? await this.users.findWithLiveSession(realm.id, flow.linkUserId!, flow.linkSessionId, now, realm.policy.sessionLifetime)
-      : null;
-    if (!user?.canAuthenticate(now)) return refuse('provider_error', flow.linkUserId);
     const linked = await this.identities.findBySubject(provider.id, claims.subject);
-    const decision = decideLink({ linkedUserId: linked?.userId ?? null, callerId: user.id });
-    if (decision.kind === 'refuse') return refuse(decision.reason, user.id);
-    if (decision.kind === 'link') await this.tx.run(() => this.insertIdentity(realm, provider, claims, user.id, ip, now, {}));
-    return { redirect: withParams(flow.returnTo, { linked: provider.alias }) };
-  }
-
-  /** Links the identity; audited `identity.linked` unless `details` is null (the takeover audited it). */
-  private async insertIdentity(
-    realm: Realm,
-    provider: IdentityProvider,
-    claims: ProviderClaims,
-    userId: string,
-    ip: string | null,
-    now: Date,
-    details: Record<string, unknown> | null,
-  ): Promise<void> {
-    const id = crypto.randomUUID();
-    await this.identities.insert({
-      id,
-      realmId: realm.id,
-      userId,
-      providerId: provider.id,
+    const decision = decideLink({ linkedUserId: linked?.userId ?? null, callerId: flow.linkUserId! });
+    if (decision.kind === 'refuse') return refuse(decision.reason, flow.linkUserId);
+    const payload: LinkCodePayload = {
+      userId: flow.linkUserId!,
+      codeChallenge: flow.codeChallenge,
       provider: provider.alias,
       subject: claims.subject,
       email: claims.email,
-      linkedAt: now,
-      lastUsedAt: now,
+    };
+    const code = await this.issueCode('link_code', provider, payload, LINK_CODE_TTL_SECONDS, now);
+    return { redirect: withParams(flow.returnTo, { link_code: code }) };
+  }
+
+  /** A one-time code handed back to the app, stored under its hash. */
+  private async issueCode(
+    kind: 'login_code' | 'link_code',
+    provider: IdentityProvider,
+    payload: LoginCodePayload | LinkCodePayload,
+    ttlSeconds: number,
+    now: Date,
+  ): Promise<string> {
+    const code = this.secureTokens.generate();
+    await this.tokens.insert({
+      tokenHash: this.secureTokens.hash(code),
+      kind,
+      realmId: provider.realmId,
+      providerId: provider.id,
+      payload: payload as unknown as Record<string, unknown>,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     });
-    if (details) {
-      await this.audit.record({
-        type: 'identity.linked',
-        realmId: realm.id,
-        userId,
-        ip,
-        at: now,
-        details: { provider: provider.alias, subject: claims.subject, identityId: id, ...details },
-      });
-    }
+    return code;
   }
 }
 

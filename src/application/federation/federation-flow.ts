@@ -4,6 +4,8 @@ import { ClientContext } from '../auth/client-context';
 export const STATE_TTL_SECONDS = 600;
 /** The one-time login code handed back to the app. */
 export const LOGIN_CODE_TTL_SECONDS = 120;
+/** The one-time link code handed back after a link at the provider. */
+export const LINK_CODE_TTL_SECONDS = 120;
 
 /** What a `state` holds, from start to callback. */
 export interface FlowState {
@@ -14,10 +16,8 @@ export interface FlowState {
   providerVerifier: string;
   nonce: string;
   client: ClientContext;
-  /** Linking to a signed-in user instead of signing in. */
+  /** Linking to a signed-in user instead of signing in: only this user can redeem the link code. */
   linkUserId?: string;
-  /** The session that asked for the link: the link is made only while it lasts. */
-  linkSessionId?: string;
 }
 
 /** What a login code holds, from callback to exchange. */
@@ -28,6 +28,17 @@ export interface LoginCodePayload {
   provider: string;
   /** The identity's `sub`: the code signs in only while (provider, subject) is still linked to `userId`. */
   subject: string;
+}
+
+/** What a link code holds, from callback to `POST /federation/link`. */
+export interface LinkCodePayload {
+  /** The user who started the link: only their access token redeems the code. */
+  userId: string;
+  /** The start's S256 challenge: the code links only with its verifier. */
+  codeChallenge: string;
+  provider: string;
+  subject: string;
+  email: string | null;
 }
 
 /** The callback for a provider: the redirect URI registered there. */

@@ -21,7 +21,7 @@ export interface StartFederationInput {
   client: ClientContext;
   /** The signed-in user who links the provider's account instead of signing in. */
   linkUserId?: string;
-  /** With `linkUserId`: the session that asks; the link is made only while it lasts. */
+  /** With `linkUserId`: the session that asks, which must have signed in recently. */
   linkSessionId?: string;
 }
 
@@ -66,7 +66,7 @@ export class StartFederationUseCase {
       providerVerifier: this.secureTokens.generate(),
       nonce: this.secureTokens.generate(),
       client: input.client,
-      ...(input.linkUserId ? { linkUserId: input.linkUserId, linkSessionId: input.linkSessionId } : {}),
+      ...(input.linkUserId ? { linkUserId: input.linkUserId } : {}),
     };
     await this.tokens.insert({
       tokenHash: this.secureTokens.hash(state),

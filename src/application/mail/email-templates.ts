@@ -90,7 +90,13 @@ export const EmailTemplates = {
     );
   },
 
-  securityNotice(input: TemplateInput & { what: string }): OutgoingEmail {
-    return message(input, 'Security notice', [input.what, 'If this was not you, change your password and review your sessions.']);
+  /** A change to the account's security; `manageUrl`, when given, opens the page where the owner reviews it. */
+  securityNotice(input: TemplateInput & { what: string; manageUrl?: string | null }): OutgoingEmail {
+    return message(
+      input,
+      'Security notice',
+      [input.what, 'If this was not you, change your password and review your sessions and sign-in methods.'],
+      input.manageUrl ? { url: input.manageUrl, label: 'Review your account’s security' } : undefined,
+    );
   },
 };

@@ -1,4 +1,4 @@
-export type FederationTokenKind = 'state' | 'login_code';
+export type FederationTokenKind = 'state' | 'login_code' | 'link_code';
 
 /** A short-lived token of a federated sign-in, stored under its hash only. */
 export interface FederationToken {

@@ -331,7 +331,9 @@ export class User {
    * (an identity provider, an email code) while the account never proved it: whatever a squatter
    * could have set up is void. The password goes, the email becomes verified, the failure count
    * and a lock it caused are reset, and no second factor remains (the caller deletes them, their
-   * identities and sessions in the same transaction). A suspension stays.
+   * identities and sessions in the same transaction). The profile is the squatter's too: it
+   * becomes what an account made by an email code starts with (the address's local part as first
+   * name, no last name, no avatar) until whoever proved the address gives theirs. A suspension stays.
    * @throws DomainError INVALID_USER_STATE when the email is already verified (nothing to take
    *   over) or the account holds an administrator role (never claimed automatically)
    */
@@ -347,6 +349,7 @@ export class User {
       emailVerified: true,
       failedLoginCount: 0,
       mfaMethods: [],
+      profile: { firstName: Email.parse(this.state.email).localPart.slice(0, 100), lastName: '', avatar: null },
       ...(wasLocked ? { status: 'active' as const, lockedUntil: null } : {}),
       updatedAt: now,
     };

@@ -32,7 +32,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
   const f = authFixture([user]);
   const secureTokens = new FakeSecureTokens();
   const blocklist = new SetPasswordBlocklist();
-  const accountEmails = new AccountEmails(f.oneTimeTokens, secureTokens, f.mailer);
+  const accountEmails = new AccountEmails(f.oneTimeTokens, secureTokens, f.mailer, f.config);
   const linkTokens = new EmailLinkTokens(f.oneTimeTokens, secureTokens, f.userRepo);
   const tx = immediateTransaction;
   const credentials = new InMemoryMfaCredentialRepository();
@@ -44,7 +44,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
     credentials,
     identities,
     accountEmails,
-    verify: new VerifyEmailUseCase(linkTokens, f.userRepo, f.audit, tx, f.clock),
+    verify: new VerifyEmailUseCase(linkTokens, f.userRepo, takeover, f.audit, tx, f.clock),
     resend: new ResendVerificationUseCase(f.userRepo, accountEmails, tx, f.clock),
     forgot: new ForgotPasswordUseCase(f.userRepo, accountEmails, tx, f.clock),
     reset: new ResetPasswordUseCase(
@@ -110,6 +110,35 @@ describe('VerifyEmailUseCase', () => {
       code: 'INVALID_VERIFICATION_TOKEN',
     });
     expect((await f.userRepo.findById('default', f.user.id))?.emailVerified).toBe(false);
+  });
+
+  it('notMe: takes the account over (password, sessions and profile gone), audited email.verified with takeover', async () => {
+    const f = accountFixture({ profile: { firstName: 'Mallory', lastName: 'Squatter', avatar: 'https://evil.example/a.png' } });
+    const sessionId = await f.signIn();
+    await f.resend.execute({ realm: f.realm, email: f.user.email });
+    const token = tokenIn(f.lastMail().text, '/verify-email');
+    await f.verify.execute({ realm: f.realm, token, notMe: true, ip: '198.51.100.1' });
+    const after = (await f.userRepo.findById('default', f.user.id))!;
+    expect(after.emailVerified).toBe(true);
+    expect(after.passwordHash).toBeNull();
+    expect(after.profile).toEqual({ firstName: 'ada', lastName: '', avatar: null });
+    expect((await f.sessions.findById('default', sessionId))?.snapshot().revokedAt).toBeInstanceOf(Date);
+    const event = f.audit.entries.find((e) => e.type === 'email.verified')!;
+    expect(event.details).toMatchObject({ takeover: true, removed: { password: true, sessions: 1 } });
+    await expect(f.verify.execute({ realm: f.realm, token, notMe: true, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+  });
+
+  it('notMe on an account verified meanwhile: the link is void, nothing is removed', async () => {
+    const f = accountFixture();
+    await f.resend.execute({ realm: f.realm, email: f.user.email });
+    const token = tokenIn(f.lastMail().text, '/verify-email');
+    await f.userRepo.save(User.restore({ ...f.user.snapshot(), emailVerified: true }));
+    await expect(f.verify.execute({ realm: f.realm, token, notMe: true, ip: '198.51.100.1' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFICATION_TOKEN',
+    });
+    expect((await f.userRepo.findById('default', f.user.id))?.passwordHash).not.toBeNull();
   });
 
   it('refuses the token once the account has another address', async () => {

@@ -84,7 +84,7 @@ function setup(user: User) {
     devices,
     sessions,
     new MfaChallenges(oneTimeTokens, secureTokens),
-    new AccountEmails(oneTimeTokens, secureTokens, mailer),
+    new AccountEmails(oneTimeTokens, secureTokens, mailer, config),
     audit,
     tx,
   );

@@ -126,7 +126,7 @@ function fixture(user = aUser()) {
   );
   const challenges = new MfaChallenges(oneTimeTokens, secureTokens);
   const mailer = new InMemoryMailer();
-  const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer);
+  const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
   const account = new MfaAccount(
     users,
     mfa,

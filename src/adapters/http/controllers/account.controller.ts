@@ -28,13 +28,15 @@ export class AccountController {
   ) {}
 
   @Public()
-  @ApiOperation({ summary: 'Verify the email address with the token from the link' })
+  @ApiOperation({
+    summary: 'Verify the email address with the token from the link, or (notMe: true) disown an account registered with it',
+  })
   @ApiOkResponse({ type: SuccessResponse })
-  @ApiErrors('INVALID_VERIFICATION_TOKEN')
+  @ApiErrors('INVALID_VERIFICATION_TOKEN', 'INVALID_USER_STATE')
   @Post('verify-email')
   @HttpCode(200)
   async verify(@Body() body: EmailLinkTokenDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
-    await this.verifyEmail.execute({ realm, token: body.token, ip: clientIp(req) });
+    await this.verifyEmail.execute({ realm, token: body.token, notMe: body.notMe === true, ip: clientIp(req) });
     return { success: true };
   }
 

@@ -5,6 +5,7 @@ import { AuthenticateUseCase, Principal } from '../../../application/auth/authen
 import { DpopBinding } from '../../../application/auth/dpop-binding';
 import { CompleteFederationUseCase } from '../../../application/federation/complete-federation.use-case';
 import { ExchangeLoginCodeUseCase } from '../../../application/federation/exchange-login-code.use-case';
+import { LinkIdentityUseCase } from '../../../application/federation/link-identity.use-case';
 import { ListIdentityProvidersUseCase } from '../../../application/federation/list-identity-providers.use-case';
 import { ListUserIdentitiesUseCase } from '../../../application/federation/list-user-identities.use-case';
 import { StartFederationUseCase } from '../../../application/federation/start-federation.use-case';
@@ -15,14 +16,14 @@ import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
 import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
-import { ExchangeLoginCodeDto, StartFederationDto } from '../dto/federation.dto';
+import { ExchangeLoginCodeDto, LinkIdentityDto, StartFederationDto } from '../dto/federation.dto';
 import { presentFederation } from '../federation-presenters';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { LOGIN_EXAMPLES, LoginResponse, SuccessResponse } from '../openapi/schemas';
 import { AcceptsDpopProof, IssuesRefreshCookie, SET_REFRESH_COOKIE } from '../openapi/token-transport.decorators';
 import { AppRequest, clientContext, clientIp, dpopRequest } from '../request-context';
 import { SignInResponses } from '../sign-in-responses';
-import { AuthorizationUrlResponse, IdentitiesResponse, ProvidersResponse } from '../openapi/federation-schemas';
+import { AuthorizationUrlResponse, IdentitiesResponse, IdentityResponse, ProvidersResponse } from '../openapi/federation-schemas';
 
 const BEARER = /^(Bearer|DPoP) ([A-Za-z0-9_.~+/=-]+)$/;
 
@@ -35,6 +36,7 @@ export class FederationController {
     private readonly start: StartFederationUseCase,
     private readonly complete: CompleteFederationUseCase,
     private readonly exchange: ExchangeLoginCodeUseCase,
+    private readonly linkIdentity: LinkIdentityUseCase,
     private readonly listIdentities: ListUserIdentitiesUseCase,
     private readonly unlink: UnlinkIdentityUseCase,
     private readonly authenticate: AuthenticateUseCase,
@@ -74,12 +76,17 @@ export class FederationController {
 
   @Public()
   @RateLimit('federation')
-  @ApiOperation({ summary: 'The provider’s redirect: 303 to returnTo with a one-time login code, linked=<alias>, or error=…' })
+  @ApiOperation({ summary: 'The provider’s redirect: 303 to returnTo with a one-time login code, a one-time link code, or error=…' })
   @ApiResponse({
     status: 303,
-    description: 'To returnTo with a one-time login code, linked=<alias> after a link, or error and error_description',
+    description:
+      'To returnTo with a one-time login code, a one-time link code after a link (redeemed at POST /federation/link), ' +
+      'or error and error_description',
     headers: {
-      Location: { description: 'returnTo?code=… | returnTo?linked=… | returnTo?error=…&error_description=…', schema: { type: 'string' } },
+      Location: {
+        description: 'returnTo?code=… | returnTo?link_code=… | returnTo?error=…&error_description=…',
+        schema: { type: 'string' },
+      },
     },
   })
   @ApiErrors('INVALID_VERIFICATION_TOKEN')
@@ -121,6 +128,34 @@ export class FederationController {
       dpop: dpopRequest(req),
     });
     return this.responses.present(req, res, realm, outcome);
+  }
+
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Finish a link: the link code from returnTo?link_code=… with the verifier of the start’s codeChallenge',
+    description:
+      'Only the user who started the link redeems its code, with the verifier of the challenge sent at start. ' +
+      'Any attempt spends the code.',
+  })
+  @ApiOkResponse({ type: IdentityResponse })
+  @ApiErrors('INVALID_TOKEN', 'INVALID_USER_STATE', 'FORBIDDEN', 'VALIDATION_FAILED')
+  @Post('federation/link')
+  @HttpCode(200)
+  async finishLink(
+    @Body() body: LinkIdentityDto,
+    @CurrentPrincipal() principal: Principal,
+    @CurrentRealm() realm: Realm,
+    @Req() req: AppRequest,
+  ) {
+    const identity = await this.linkIdentity.execute({
+      realm,
+      userId: principal.sub,
+      sessionId: principal.sid,
+      code: body.code,
+      codeVerifier: body.codeVerifier,
+      ip: clientIp(req),
+    });
+    return { identity: presentFederation.identity(identity) };
   }
 
   @ApiBearerAuth()

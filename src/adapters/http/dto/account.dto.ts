@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsOptional, IsString, MaxLength } from 'class-validator';
 import { TrimString } from './auth.dto';
 
 export class EmailLinkTokenDto {
@@ -7,6 +7,15 @@ export class EmailLinkTokenDto {
   @IsString()
   @MaxLength(256)
   token: string;
+
+  @ApiPropertyOptional({
+    description:
+      'true when the owner of the address did not create this account: the address is verified and the account ' +
+      'taken over (its password, second factors, linked accounts, sessions and profile removed)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  notMe?: boolean;
 }
 
 export class EmailAddressDto {

@@ -26,8 +26,9 @@ export class StartFederationDto {
   link?: boolean;
 }
 
-export class ExchangeLoginCodeDto {
-  @ApiProperty({ description: 'The code from returnTo?code=…' })
+/** A one-time code the callback handed back, with the verifier of the start's challenge. */
+export class LinkIdentityDto {
+  @ApiProperty({ description: 'The code from returnTo (?link_code=… for a link, ?code=… for a sign-in)' })
   @IsString()
   @MaxLength(256)
   code: string;
@@ -36,7 +37,9 @@ export class ExchangeLoginCodeDto {
   @IsString()
   @Matches(/^[A-Za-z0-9._~-]{43,128}$/, { message: 'must be 43 to 128 characters of [A-Za-z0-9-._~]' })
   codeVerifier: string;
+}
 
+export class ExchangeLoginCodeDto extends LinkIdentityDto {
   @ApiPropertyOptional({ description: 'Device fingerprint, as at login (≤ 4 KiB)' })
   @IsOptional()
   @IsString()

@@ -25,6 +25,10 @@ export class IdentityView {
   @ApiProperty({ ...AT, type: String, nullable: true }) lastUsedAt: string | null;
 }
 
+export class IdentityResponse {
+  @ApiProperty({ type: IdentityView }) identity: IdentityView;
+}
+
 export class IdentitiesResponse {
   @ApiProperty({ type: [IdentityView] }) identities: IdentityView[];
 }
