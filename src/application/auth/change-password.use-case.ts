@@ -46,9 +46,11 @@ export class ChangePasswordUseCase {
    * password counts towards the account lockout like a failed login, and while the account is
    * locked every current password gets ACCOUNT_LOCKED, so a stolen access token cannot be used to
    * guess it. An account without a password (made by an email code or an identity provider)
-   * sets its first one without `currentPassword`, from a recent sign-in (it adds a way in).
+   * sets its first one without `currentPassword`, from a recent sign-in (it adds a way in). A
+   * flagged session changes no password (`RecentAuthentication`).
    * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | VALIDATION_FAILED (currentPassword missing, or
-   *   given for an account without a password) | FORBIDDEN (a first password without a recent sign-in) | INVALID_TOKEN
+   *   given for an account without a password) | FORBIDDEN (a flagged session, or a first password without a
+   *   recent sign-in) | INVALID_TOKEN
    */
   async execute(input: ChangePasswordInput): Promise<{ otherSessionsRevoked: number }> {
     const user = await this.users.findById(input.realm.id, input.userId);
@@ -59,6 +61,7 @@ export class ChangePasswordUseCase {
         throw DomainError.validation('currentPassword', 'must be omitted: this account has no password yet');
       await this.recentSignIn.require(input.realm.id, input.sessionId, 'Setting a first password');
     } else {
+      await this.recentSignIn.requireUnflagged(input.realm.id, input.sessionId, 'Changing the password');
       if (input.currentPassword === undefined) throw DomainError.validation('currentPassword', 'is required to change the password');
       const { users, audit, tx, hasher } = this;
       await confirmPasswordUnderLockout(

@@ -44,7 +44,7 @@ export class StartFederationUseCase {
    * A link adds a way to sign in, so, like a new security key, it starts only from a recent
    * sign-in (`RecentAuthentication`): a stolen session kept alive by refreshes links nothing.
    * @throws DomainError IDENTITY_PROVIDER_NOT_FOUND (unknown or disabled) | VALIDATION_FAILED (`returnTo`, `codeChallenge`) |
-   *   FORBIDDEN (a link without a recent sign-in)
+   *   FORBIDDEN (a link from a flagged session or without a recent sign-in)
    */
   async execute(input: StartFederationInput): Promise<{ authorizationUrl: string }> {
     const { realm } = input;

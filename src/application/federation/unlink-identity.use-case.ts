@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
+import { RecentAuthentication } from '../auth/recent-authentication';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { LinkedIdentityRepository } from '../ports/linked-identity.repository';
@@ -7,14 +8,23 @@ import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 
-export interface UnlinkIdentityInput {
+export type UnlinkIdentityInput = {
   realmId: string;
   userId: string;
   identityId: string;
   ip: string | null;
-  /** An administrator's unlink: not limited by the last-way-in rule. */
-  adminId?: string;
-}
+} & (
+  | {
+      /** The user's own unlink, from this session (a flagged one may not). */
+      sessionId: string;
+      adminId?: undefined;
+    }
+  | {
+      /** An administrator's unlink: not limited by the last-way-in rule. */
+      adminId: string;
+      sessionId?: undefined;
+    }
+);
 
 @Injectable()
 export class UnlinkIdentityUseCase {
@@ -25,14 +35,20 @@ export class UnlinkIdentityUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly recentSignIn: RecentAuthentication,
   ) {}
 
   /**
    * Unlinks one of the user's identities. A user may not remove their last way to sign in (no
-   * password, no other identity, no passkey); an administrator may.
-   * @throws DomainError NOT_FOUND (not the user's) | INVALID_USER_STATE (the last way in) | USER_NOT_FOUND
+   * password, no other identity, no passkey); an administrator may. A user's flagged session
+   * unlinks nothing (`RecentAuthentication.requireUnflagged`).
+   * @throws DomainError NOT_FOUND (not the user's) | INVALID_USER_STATE (the last way in) | USER_NOT_FOUND |
+   *   FORBIDDEN (a flagged session) | INVALID_TOKEN
    */
   async execute(input: UnlinkIdentityInput): Promise<void> {
+    if (input.sessionId !== undefined) {
+      await this.recentSignIn.requireUnflagged(input.realmId, input.sessionId, 'Unlinking an identity');
+    }
     const now = this.clock.now();
     await this.tx.run(async () => {
       // The row lock orders this against a concurrent unlink of the other way in.

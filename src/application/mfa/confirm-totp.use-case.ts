@@ -29,10 +29,11 @@ export class ConfirmTotpUseCase {
    * Activates the pending TOTP secret with a valid code from it (NIST 800-63B §6.1.2.1). The
    * code's step is recorded, so the same code cannot then complete a login. The first factor
    * comes with 10 recovery codes.
-   * @throws DomainError VALIDATION_FAILED (wrong code) | INVALID_USER_STATE (nothing pending, or already enabled) | INVALID_TOKEN
+   * @throws DomainError VALIDATION_FAILED (wrong code) | INVALID_USER_STATE (nothing pending, or already enabled) |
+   *   FORBIDDEN (a flagged session) | INVALID_TOKEN
    */
   async execute(actor: MfaActor & { code: string }): Promise<FactorEnrolled> {
-    const user = await this.account.user(actor);
+    const user = await this.account.userForChange(actor, 'Adding an authenticator app');
     const pending = await this.credentials.findTotp(user.id);
     if (!pending) throw new DomainError('INVALID_USER_STATE', 'No TOTP setup is pending; call /mfa/totp/setup first');
     if (pending.confirmedAt) throw new DomainError('INVALID_USER_STATE', 'TOTP is already enabled');

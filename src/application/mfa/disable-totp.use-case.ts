@@ -18,7 +18,7 @@ export class DisableTotpUseCase {
   /**
    * Removes the TOTP secret (pending or active) after re-checking the password; its codes stop
    * working at once. With no factor left, MFA is off and the recovery codes are deleted.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | NOT_FOUND (no TOTP) | INVALID_TOKEN
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | NOT_FOUND (no TOTP) | FORBIDDEN (a flagged session) | INVALID_TOKEN
    */
   async execute(actor: MfaActor & { password?: string }): Promise<User> {
     const user = await this.account.user(actor);

@@ -36,11 +36,12 @@ export class FinishWebauthnRegistrationUseCase {
   /**
    * Verifies the attestation for the caller's pending challenge (used up whatever the outcome)
    * and stores the credential. A credential id registered before, to anyone, is refused.
-   * @throws DomainError VALIDATION_FAILED | INVALID_TOKEN (also when the caller's session ended meanwhile)
+   * Not from a flagged session, which keeps its pending challenge for after the step-up.
+   * @throws DomainError VALIDATION_FAILED | FORBIDDEN (a flagged session) | INVALID_TOKEN (also when the caller's session ended meanwhile)
    */
   async execute(actor: MfaActor & { response: unknown; name?: string }): Promise<WebauthnRegistered> {
     const givenName = actor.name === undefined ? null : credentialName(actor.name);
-    const user = await this.account.user(actor);
+    const user = await this.account.userForChange(actor, 'Adding a security key or passkey');
     const now = this.clock.now();
     const challenge = this.relyingParty.challengeOf(actor.response);
     if (!challenge) throw noChallenge();

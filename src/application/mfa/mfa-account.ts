@@ -68,6 +68,16 @@ export class MfaAccount {
     await this.emails.sendSecurityNotice(actor.realm, user, what);
   }
 
+  /**
+   * The caller's account for a change to its factors, from a session that is not flagged
+   * (`RecentAuthentication.requireUnflagged`).
+   * @throws DomainError FORBIDDEN (a flagged session) | INVALID_TOKEN
+   */
+  async userForChange(actor: MfaActor, action: string): Promise<User> {
+    await this.recentSignIn.requireUnflagged(actor.realm.id, actor.sessionId, action);
+    return this.user(actor);
+  }
+
   /** @throws DomainError INVALID_TOKEN when the token's user no longer exists */
   async user(actor: MfaActor): Promise<User> {
     const user = await this.users.findById(actor.realm.id, actor.userId);
@@ -80,8 +90,9 @@ export class MfaAccount {
    * password counts towards the account lockout like a failed login, and while the account is
    * locked every password gets ACCOUNT_LOCKED, so a stolen access token cannot be used to guess it.
    * An account without a password sends none and needs a sign-in within the last 10 minutes instead.
+   * Either way a flagged session changes nothing, whatever it sends (checked first).
    * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | VALIDATION_FAILED (password missing, or given
-   *   for an account without one) | FORBIDDEN (no recent sign-in)
+   *   for an account without one) | FORBIDDEN (a flagged session, or no recent sign-in)
    */
   async confirmPassword(user: User, password: string | undefined, actor: MfaActor, action: string, now: Date): Promise<void> {
     if (user.passwordHash === null) {
@@ -89,6 +100,7 @@ export class MfaAccount {
       await this.recentSignIn.requireForConfirmation(actor.realm.id, actor.sessionId, 'This change');
       return;
     }
+    await this.recentSignIn.requireUnflagged(actor.realm.id, actor.sessionId, 'This change');
     if (password === undefined) throw DomainError.validation('password', 'is required to confirm this change');
     const { users, audit, tx, hasher } = this;
     await confirmPasswordUnderLockout(

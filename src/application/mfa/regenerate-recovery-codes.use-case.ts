@@ -14,7 +14,8 @@ export class RegenerateRecoveryCodesUseCase {
 
   /**
    * 10 new recovery codes after re-checking the password; every earlier code stops working.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | INVALID_USER_STATE (MFA is off) | INVALID_TOKEN
+   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | INVALID_USER_STATE (MFA is off) | FORBIDDEN (a flagged session) |
+   *   INVALID_TOKEN
    */
   async execute(actor: MfaActor & { password?: string }): Promise<string[]> {
     const user = await this.account.user(actor);

@@ -25,7 +25,8 @@ export class RemoveWebauthnCredentialUseCase {
    * account without one, a recent sign-in); its next assertion fails. With no factor left, MFA is
    * off and the recovery codes are deleted. An account's last way to sign in stays.
    * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_LOCKED | NOT_FOUND (no such credential of the caller) | INVALID_TOKEN |
-   *   INVALID_USER_STATE (its last passkey, with no password or identity) | FORBIDDEN | VALIDATION_FAILED
+   *   INVALID_USER_STATE (its last passkey, with no password or identity) | FORBIDDEN (a flagged session, or
+   *   no recent sign-in without a password) | VALIDATION_FAILED
    */
   async execute(actor: MfaActor & { credentialId: string; password?: string }): Promise<User> {
     const user = await this.account.user(actor);

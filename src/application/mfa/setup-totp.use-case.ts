@@ -32,7 +32,7 @@ export class SetupTotpUseCase {
    * Starts TOTP enrolment: a new 160-bit secret, stored encrypted and pending until confirmed
    * with a code from it (a second setup replaces a pending secret). Shown once, here.
    * Only from a recent sign-in (`RecentAuthentication`).
-   * @throws DomainError INVALID_USER_STATE when TOTP is already enabled | FORBIDDEN (sign-in not recent) | INVALID_TOKEN
+   * @throws DomainError INVALID_USER_STATE when TOTP is already enabled | FORBIDDEN (a flagged session, or sign-in not recent) | INVALID_TOKEN
    */
   async execute(actor: MfaActor): Promise<TotpSetup> {
     await this.recentSignIn.require(actor.realm.id, actor.sessionId, 'Adding an authenticator app');

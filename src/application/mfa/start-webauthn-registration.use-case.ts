@@ -31,7 +31,7 @@ export class StartWebauthnRegistrationUseCase {
    * Credentials the user already has are excluded. Only from a recent sign-in (`RecentAuthentication`).
    * A passkey asks the authenticator for a discoverable credential; the challenge remembers it, so
    * only the answer to these options is stored as a passkey.
-   * @throws DomainError VALIDATION_FAILED (name) | FORBIDDEN (sign-in not recent) | INVALID_TOKEN
+   * @throws DomainError VALIDATION_FAILED (name) | FORBIDDEN (a flagged session, or sign-in not recent) | INVALID_TOKEN
    */
   async execute(actor: MfaActor & { name?: string; passkey?: boolean }): Promise<Record<string, unknown>> {
     const passkey = actor.passkey === true;

@@ -324,6 +324,26 @@ describe('ChangePasswordUseCase', () => {
     expect(f.audit.types()).toContain('user.locked');
   });
 
+  it('changes nothing from a flagged session, even with the right current password, and ends no other session', async () => {
+    const f = accountFixture();
+    const current = await f.signIn();
+    const other = await f.signIn();
+    f.sessions.rows.get(current)!.flagMismatch(0.2, f.clock.now());
+    await expect(
+      f.change.execute({
+        realm: f.realm,
+        userId: f.user.id,
+        sessionId: current,
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+        ip: '198.51.100.1',
+      }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('sign in again') });
+    expect((await f.userRepo.findById('default', f.user.id))?.passwordHash).toBe(`hashed:${PASSWORD}`);
+    expect(f.sessions.rows.get(other)?.revokedAt).toBeNull();
+    expect(f.audit.types()).not.toContain('password.changed');
+  });
+
   it('refuses a new password equal to the current one, naming newPassword', async () => {
     const f = accountFixture();
     const current = await f.signIn();

@@ -241,6 +241,27 @@ describe('TOTP enrolment use cases', () => {
     expect(f.audit.types().at(-1)).toBe('mfa.disabled');
     expect(f.mailer.sent.at(-1)?.text).toContain('two-step sign-in is now off');
   });
+
+  it('a flagged session sets up, confirms and removes nothing, even with the right code or password, until the flag clears', async () => {
+    const f = fixture();
+    const { secret } = await f.setup.execute(f.actor);
+    const session = f.sessions.rows.get(f.actor.sessionId)!;
+    session.flagMismatch(0.2, f.clock.now());
+    const onHold = { code: 'FORBIDDEN', message: expect.stringContaining('sign in again') };
+    await expect(f.setup.execute(f.actor)).rejects.toMatchObject(onHold);
+    await expect(f.confirm.execute({ ...f.actor, code: `${secret}:${f.step()}` })).rejects.toMatchObject(onHold);
+    expect(f.mfa.totp.get(f.user.id)?.confirmedAt).toBeNull();
+    expect(f.audit.types()).toEqual([]);
+
+    session.clearFlag({}, null, ['pwd', 'otp']);
+    await f.confirm.execute({ ...f.actor, code: `${secret}:${f.step()}` });
+    session.flagMismatch(0.2, f.clock.now());
+    await expect(f.disable.execute({ ...f.actor, password: PASSWORD })).rejects.toMatchObject(onHold);
+    // Refused before the password is looked at: no wrong-password count either.
+    await expect(f.disable.execute({ ...f.actor, password: 'wrong' })).rejects.toMatchObject(onHold);
+    expect(f.audit.types()).toEqual(['mfa.enabled']);
+    expect(f.mfa.totp.get(f.user.id)?.confirmedAt).not.toBeNull();
+  });
 });
 
 describe('VerifyMfaUseCase', () => {

@@ -47,6 +47,30 @@ describe('RecentAuthentication', () => {
     await expect(f.recent.require('default', f.session.id, 'Adding a key')).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
+  it('refuses a flagged session with FORBIDDEN, however recent its sign-in, until the flag clears', async () => {
+    const f = fixture();
+    f.session.flagMismatch(0.31, f.clock.now());
+    const onHold = { code: 'FORBIDDEN', message: expect.stringContaining('sign in again') };
+    await expect(f.recent.require('default', f.session.id, 'Adding a key')).rejects.toMatchObject(onHold);
+    await expect(f.recent.requireForConfirmation('default', f.session.id, 'This change')).rejects.toMatchObject(onHold);
+    await expect(f.recent.requireUnflagged('default', f.session.id, 'Changing the password')).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/^Changing the password is not possible from this session/),
+    });
+    f.session.clearFlag({}, null, ['pwd', 'otp']);
+    await expect(f.recent.require('default', f.session.id, 'Adding a key')).resolves.toBeUndefined();
+    await expect(f.recent.requireUnflagged('default', f.session.id, 'Changing the password')).resolves.toBeUndefined();
+  });
+
+  it('lets an unflagged session through requireUnflagged however old its sign-in', async () => {
+    const f = fixture();
+    f.clock.advance(24 * 3600);
+    await expect(f.recent.requireUnflagged('default', f.session.id, 'Changing the password')).resolves.toBeUndefined();
+    await expect(f.recent.requireUnflagged('default', crypto.randomUUID(), 'Changing the password')).rejects.toMatchObject({
+      code: 'INVALID_TOKEN',
+    });
+  });
+
   it('answers INVALID_TOKEN for a session that does not exist or belongs to another realm', async () => {
     const f = fixture();
     await expect(f.recent.require('default', crypto.randomUUID(), 'Adding a key')).rejects.toMatchObject({ code: 'INVALID_TOKEN' });

@@ -78,7 +78,7 @@ export class AccountController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Change the password; revokes the other sessions' })
   @ApiOkResponse({ type: SuccessResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'FORBIDDEN')
   @Post('password/change')
   @HttpCode(200)
   async change(

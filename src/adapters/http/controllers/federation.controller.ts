@@ -170,11 +170,17 @@ export class FederationController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Unlink one of the caller’s identity-provider accounts (not the last way to sign in)' })
   @ApiOkResponse({ type: SuccessResponse })
-  @ApiErrors('NOT_FOUND', 'INVALID_USER_STATE')
+  @ApiErrors('NOT_FOUND', 'INVALID_USER_STATE', 'FORBIDDEN')
   @Delete('identities/:id')
   @HttpCode(200)
   async remove(@Param('id') id: string, @Body() _body: EmptyBodyDto, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
-    await this.unlink.execute({ realmId: principal.realm, userId: principal.sub, identityId: id, ip: clientIp(req) });
+    await this.unlink.execute({
+      realmId: principal.realm,
+      userId: principal.sub,
+      sessionId: principal.sid,
+      identityId: id,
+      ip: clientIp(req),
+    });
     return { success: true };
   }
 

@@ -109,7 +109,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Start TOTP enrolment: a secret, pending until confirmed' })
   @ApiOkResponse({ type: TotpSetupResponse })
-  @ApiErrors('INVALID_USER_STATE')
+  @ApiErrors('INVALID_USER_STATE', 'FORBIDDEN')
   @Post('totp/setup')
   @HttpCode(200)
   async totpSetup(@CurrentRealm() realm: Realm, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
@@ -120,7 +120,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Confirm TOTP with a current code; recovery codes when it is the first method' })
   @ApiOkResponse({ type: MfaEnabledResponse })
-  @ApiErrors('INVALID_USER_STATE')
+  @ApiErrors('INVALID_USER_STATE', 'FORBIDDEN')
   @Post('totp/confirm')
   @HttpCode(200)
   async totpConfirm(
@@ -136,7 +136,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Remove TOTP (password required)' })
   @ApiOkResponse({ type: MfaResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'NOT_FOUND')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'NOT_FOUND', 'FORBIDDEN')
   @Delete('totp')
   @HttpCode(200)
   async totpDelete(
@@ -152,6 +152,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'WebAuthn registration options (PublicKeyCredentialCreationOptionsJSON)' })
   @ApiOkResponse({ type: PublicKeyCredentialCreationOptionsView })
+  @ApiErrors('FORBIDDEN')
   @Post('webauthn/register/options')
   @HttpCode(200)
   async registerOptions(
@@ -166,6 +167,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Register a WebAuthn credential from the browser’s registration response' })
   @ApiOkResponse({ type: WebauthnRegisteredResponse })
+  @ApiErrors('FORBIDDEN')
   @Post('webauthn/register/verify')
   @HttpCode(200)
   async registerVerify(
@@ -185,7 +187,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Remove a WebAuthn credential (password required)' })
   @ApiOkResponse({ type: MfaResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'NOT_FOUND')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'NOT_FOUND', 'INVALID_USER_STATE', 'FORBIDDEN')
   @Delete('webauthn/:credentialId')
   @HttpCode(200)
   async webauthnDelete(
@@ -202,7 +204,7 @@ export class MfaController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'New recovery codes (password required); the old ones stop working' })
   @ApiOkResponse({ type: RecoveryCodesResponse })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'INVALID_USER_STATE')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'INVALID_USER_STATE', 'FORBIDDEN')
   @Post('recovery-codes')
   @HttpCode(200)
   async recoveryCodes(
