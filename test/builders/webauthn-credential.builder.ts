@@ -14,6 +14,8 @@ export function aPasskey(userId: string, now: Date, overrides: Partial<WebauthnC
     passkey: true,
     createdAt: now,
     lastUsedAt: null,
+    disabledAt: null,
+    disabledReason: null,
     ...overrides,
   };
 }

@@ -20,6 +20,8 @@ function aCredential(userId: string, overrides: Partial<WebauthnCredential> = {}
     passkey: false,
     createdAt: now,
     lastUsedAt: null,
+    disabledAt: null,
+    disabledReason: null,
     ...overrides,
   };
 }
@@ -93,6 +95,31 @@ function contract(
       expect((await mfa.findWebauthn(key.id))?.lastUsedAt?.toISOString()).toBe(later.toISOString());
       expect(await mfa.deleteWebauthn(bob, key.id)).toBe(false);
       expect(await mfa.deleteWebauthn(alice, key.id)).toBe(true);
+      expect(await mfa.findWebauthn(key.id)).toBeNull();
+    });
+
+    it('disables a WebAuthn credential once for concurrent callers, after which no use is recorded until it is removed', async () => {
+      const userId = await newUser();
+      const key = aCredential(userId, { counter: 7 });
+      await mfa.insertWebauthn(key);
+      expect(await mfa.findWebauthn(key.id)).toMatchObject({ disabledAt: null, disabledReason: null });
+      const later = new Date(now.getTime() + 5000);
+      const raced = await Promise.all([
+        mfa.disableWebauthn(key.id, 'counter_regression', later),
+        mfa.disableWebauthn(key.id, 'counter_regression', later),
+        mfa.recordWebauthnUse(key.id, 7, 1000, later),
+      ]);
+      expect(raced.slice(0, 2).filter(Boolean)).toHaveLength(1);
+      expect(await mfa.disableWebauthn(key.id, 'counter_regression', later)).toBe(false);
+      expect(await mfa.disableWebauthn('no-such-credential', 'counter_regression', later)).toBe(false);
+      const disabled = await mfa.findWebauthn(key.id);
+      expect(disabled).toMatchObject({ disabledReason: 'counter_regression' });
+      expect(disabled?.disabledAt?.toISOString()).toBe(later.toISOString());
+      expect((await mfa.listWebauthn(userId))[0]?.disabledAt?.toISOString()).toBe(later.toISOString());
+      // Disabled: no counter moves any more, whatever it is compared with.
+      expect(await mfa.recordWebauthnUse(key.id, disabled!.counter, 0xffffffff, later)).toBe(false);
+      expect((await mfa.findWebauthn(key.id))?.counter).toBe(disabled!.counter);
+      expect(await mfa.deleteWebauthn(userId, key.id)).toBe(true);
       expect(await mfa.findWebauthn(key.id)).toBeNull();
     });
 

@@ -1041,10 +1041,20 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => 
         storedCounter: 2,
         receivedCounter: 1,
       });
-      // An equal counter is a regression too.
-      const again = await mfaToken(t, user.email);
-      const same = await webauthnAnswer(t, again, user.authenticator, { counter: user.authenticator.counter });
+      // An equal counter is a regression too (another user: the first regression disabled this key).
+      const other = await userWithSoftKey(t);
+      const used = await mfaToken(t, other.email);
+      const once = await webauthnAnswer(t, used, other.authenticator);
+      await verify(t, { mfaToken: used, type: 'webauthn', code: JSON.stringify(once.assertion) }).expect(200);
+      const again = await mfaToken(t, other.email);
+      const same = await webauthnAnswer(t, again, other.authenticator, { counter: other.authenticator.counter });
       expectError(await verify(t, { mfaToken: again, type: 'webauthn', code: JSON.stringify(same.assertion) }), 401, 'INVALID_MFA_CODE');
+      expect((await auditEvents(t, other.id, 'mfa.failed'))[0].details).toMatchObject({
+        reason: 'counter_regression',
+        storedCounter: 1,
+        receivedCounter: 1,
+        credentialDisabled: true,
+      });
     });
 
     it('malformed answers are wrong codes and count towards the five', async () => {

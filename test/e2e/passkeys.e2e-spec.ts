@@ -173,18 +173,27 @@ describe('Passkeys: sign-in without a password', () => {
       expect(await lastFailure(t, user.id)).toMatchObject({ method: 'passkey', reason: 'user_verification' });
     });
 
-    it('refuses a signature counter that went back, and tells the owner', async () => {
+    it('refuses a signature counter that went back and disables the passkey until an administrator resets MFA, and tells the owner', async () => {
       const user = await userWithPasskey();
       const clone = user.authenticator.clone();
       expect((await passkeySignIn(t, user.authenticator)).status).toBe(200);
       expect((await passkeySignIn(t, user.authenticator)).status).toBe(200);
       expectRefused(await passkeySignIn(t, clone));
       expect(await lastFailure(t, user.id)).toMatchObject({ reason: 'counter_regression', storedCounter: 2, receivedCounter: 1 });
+      expectRefused(await passkeySignIn(t, clone, { counter: 1000 }));
+      expectRefused(await passkeySignIn(t, user.authenticator));
+      expect(await lastFailure(t, user.id)).toMatchObject({ reason: 'credential_disabled' });
       const notices: { text_body: string }[] = await t.dataSource.query(
         `SELECT text_body FROM email_outbox WHERE recipient = $1 AND text_body LIKE '%counter went backwards%'`,
         [user.email],
       );
       expect(notices).toHaveLength(1);
+      // An administrator's MFA reset removes it; the genuine passkey registered again signs in.
+      const root = await superAdmin(t);
+      expect((await adminApi(t, root.accessToken, 'default').post(`/users/${user.id}/mfa/reset`).send({})).status).toBe(200);
+      const { accessToken } = (await login(t, user.email)).body.tokens as { accessToken: string };
+      await addPasskey(t, accessToken, user.authenticator);
+      expect((await passkeySignIn(t, user.authenticator)).status).toBe(200);
     });
 
     it('refuses another origin, another relying party, a tampered signature and an expired challenge', async () => {

@@ -144,6 +144,18 @@ describe('Accounts without a password', () => {
       expect(removed.status).toBe(200);
     });
 
+    it('lets the owner remove a passkey disabled as a clone, even the only one: it is no way in any more', async () => {
+      const user = await passwordless();
+      const { authenticator, body } = await addPasskey(t, user.accessToken);
+      const clone = authenticator.clone();
+      expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+      expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+      expect((await passkeySignIn(t, clone)).status).toBe(401); // its counter went back: disabled
+      const removed = await api(user.accessToken).delete(`/mfa/webauthn/${body.credential.id}`);
+      expect(removed.status).toBe(200);
+      expect((await api(user.accessToken).get('/mfa')).body.webauthnCredentials).toEqual([]);
+    });
+
     it('lets a password-less account sign in with its passkey alone', async () => {
       const user = await passwordless();
       const { authenticator } = await addPasskey(t, user.accessToken);

@@ -1,4 +1,9 @@
-import { MfaCredentialRepository, TotpCredential, WebauthnCredential } from '../../src/application/ports/mfa-credential.repository';
+import {
+  MfaCredentialRepository,
+  TotpCredential,
+  WebauthnCredential,
+  WebauthnDisabledReason,
+} from '../../src/application/ports/mfa-credential.repository';
 import { DomainError } from '../../src/domain/errors';
 
 interface RecoveryCodeRow {
@@ -65,9 +70,17 @@ export class InMemoryMfaCredentialRepository extends MfaCredentialRepository {
 
   async recordWebauthnUse(credentialId: string, previous: number, counter: number, now: Date): Promise<boolean> {
     const row = this.webauthn.get(credentialId);
-    if (!row || row.counter !== previous) return false;
+    if (!row || row.counter !== previous || row.disabledAt) return false;
     row.counter = counter;
     row.lastUsedAt = now;
+    return true;
+  }
+
+  async disableWebauthn(credentialId: string, reason: WebauthnDisabledReason, now: Date): Promise<boolean> {
+    const row = this.webauthn.get(credentialId);
+    if (!row || row.disabledAt) return false;
+    row.disabledAt = now;
+    row.disabledReason = reason;
     return true;
   }
 

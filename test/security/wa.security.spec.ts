@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bearer, login, PASSWORD, register, signedInUser, uniqueEmail } from '../support/flows';
+import { addPasskey, passkeyOptions, passkeySignIn, passkeyVerify } from '../support/passkeys';
 import { addSoftKey, auditEvents, mfaToken, userWithSoftKey, verify, webauthnAnswer } from '../support/mfa';
 import { SoftAuthenticator } from '../support/soft-authenticator';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -35,6 +36,10 @@ function expectRefusedAssertion(res: { status: number; body: { error?: { code: s
   expect([res.status, res.body.error?.code]).toEqual([401, 'INVALID_MFA_CODE']);
 }
 
+function expectRefusedPasskey(res: { status: number; body: { error?: { code: string } } }) {
+  expect([res.status, res.body.error?.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+}
+
 function expectRefusedRegistration(res: { status: number; body: { error?: { code: string } } }) {
   expect([res.status, res.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
 }
@@ -53,6 +58,27 @@ describe('WA — WebAuthn relying-party checks (SECURITY.md)', () => {
     t = await createTestApp();
   });
   afterAll(() => t?.close());
+
+  /**
+   * After a race of regressed and higher counters: the credential is disabled, the regression is
+   * recorded and mailed once, and the stored counter is the highest of the accepted assertions
+   * (accepted ones only move it forward, and a disabled credential records no use).
+   */
+  async function expectDisabledOnce(email: string, credentialId: string, storedBefore: number, accepted: number[]) {
+    const [row]: { counter: string; disabled_at: Date | null }[] = await t.dataSource.query(
+      `SELECT counter, disabled_at FROM webauthn_credentials WHERE id = $1`,
+      [credentialId],
+    );
+    expect(row.disabled_at).not.toBeNull();
+    expect(Number(row.counter)).toBe(Math.max(storedBefore, ...accepted));
+    const notices = (await outboxNotices(t, email)).filter((n) => n.includes('signature counter went backwards'));
+    expect(notices).toHaveLength(1);
+    const events: { details: Record<string, unknown> }[] = await t.dataSource.query(
+      `SELECT details FROM audit_events WHERE type IN ('login.failed', 'mfa.failed') AND details->>'credentialId' = $1`,
+      [credentialId],
+    );
+    expect(events.filter((e) => e.details.reason === 'counter_regression')).toHaveLength(1);
+  }
 
   it('WA-02 challenges are ≥16 random bytes, new per ceremony, single use, expire with the ceremony and stay with their user', async () => {
     const alice = await userWithSoftKey(t);
@@ -143,8 +169,9 @@ describe('WA — WebAuthn relying-party checks (SECURITY.md)', () => {
     );
   });
 
-  it('WA-05 refuses a signature counter that does not increase (a cloned key), records it and tells the owner', async () => {
+  it('WA-05 a signature counter that does not increase (a cloned key) is refused and disables the key as a second factor: the clone with a higher counter and the genuine key are refused too, the owner is mailed once; removed and registered again it works', async () => {
     const user = await userWithSoftKey(t);
+    const spare = await addSoftKey(t, user.accessToken, 'Spare key');
     const clone = user.authenticator.clone();
     for (let i = 0; i < 2; i++) {
       const token = await mfaToken(t, user.email);
@@ -160,12 +187,181 @@ describe('WA — WebAuthn relying-party checks (SECURITY.md)', () => {
       credentialId: user.credentialId,
       storedCounter: 2,
       receivedCounter: 1,
+      credentialDisabled: true,
     });
-    expect((await outboxNotices(t, user.email)).at(-1)).toContain('signature counter went backwards');
-    // The original key keeps working.
+
+    // The key is disabled: the clone with a higher counter is refused, and so is the genuine key.
+    const tries: [SoftAuthenticator, Parameters<SoftAuthenticator['assertion']>[1]][] = [
+      [clone, { counter: 1000 }],
+      [clone, { counter: 0xffffffff }],
+      [user.authenticator, {}],
+    ];
+    for (const [authenticator, tamper] of tries) {
+      const next = await mfaToken(t, user.email);
+      const { options, assertion: answer } = await webauthnAnswer(t, next, authenticator, tamper);
+      expectRefusedAssertion(await verify(t, { mfaToken: next, type: 'webauthn', code: JSON.stringify(answer) }));
+      // It is not offered any more; the spare key is.
+      expect(options.allowCredentials.map((c: { id: string }) => c.id)).toEqual([spare.authenticator.id]);
+    }
+    const reasons = (await auditEvents(t, user.id, 'mfa.failed')).map((e) => e.details.reason);
+    expect(reasons).toEqual(['counter_regression', 'credential_disabled', 'credential_disabled', 'credential_disabled']);
+    const stored: { counter: string; disabled_reason: string }[] = await t.dataSource.query(
+      `SELECT counter, disabled_reason FROM webauthn_credentials WHERE id = $1`,
+      [user.credentialId],
+    );
+    expect(stored).toEqual([{ counter: '2', disabled_reason: 'counter_regression' }]);
+    const notices = (await outboxNotices(t, user.email)).filter((n) => n.includes('signature counter went backwards'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain('is now disabled');
+
+    // The other factors still work.
+    const withSpare = await mfaToken(t, user.email);
+    const { assertion: good } = await webauthnAnswer(t, withSpare, spare.authenticator);
+    const signedIn = await verify(t, { mfaToken: withSpare, type: 'webauthn', code: JSON.stringify(good) });
+    expect(signedIn.status).toBe(200);
+    const withCode = await mfaToken(t, user.email);
+    expect((await verify(t, { mfaToken: withCode, type: 'recovery', code: user.recoveryCodes[0] })).status).toBe(200);
+
+    // Until the owner removes it; the genuine key registered again works.
+    const accessToken = signedIn.body.tokens.accessToken as string;
+    await t
+      .api()
+      .delete(`${MFA}/webauthn/${encodeURIComponent(user.credentialId)}`)
+      .set(...bearer(accessToken))
+      .send({ password: PASSWORD })
+      .expect(200);
+    await addSoftKey(t, accessToken, 'Test key again', user.authenticator);
+    const again = await mfaToken(t, user.email);
+    const { assertion: genuine } = await webauthnAnswer(t, again, user.authenticator);
+    expect((await verify(t, { mfaToken: again, type: 'webauthn', code: JSON.stringify(genuine) })).status).toBe(200);
+  });
+
+  it('WA-05 a cloned key that is its only second factor is disabled too: no key is offered, recovery codes still sign in', async () => {
+    const user = await userWithSoftKey(t);
+    const clone = user.authenticator.clone();
+    const first = await mfaToken(t, user.email);
+    const { assertion } = await webauthnAnswer(t, first, user.authenticator);
+    expect((await verify(t, { mfaToken: first, type: 'webauthn', code: JSON.stringify(assertion) })).status).toBe(200);
+    const token = await mfaToken(t, user.email);
+    const { assertion: regressed } = await webauthnAnswer(t, token, clone, { counter: 1 });
+    expectRefusedAssertion(await verify(t, { mfaToken: token, type: 'webauthn', code: JSON.stringify(regressed) }));
+
+    // MFA stays on (the key is not removed): the login still asks for a second factor, no key is offered.
     const next = await mfaToken(t, user.email);
-    const { assertion: genuine } = await webauthnAnswer(t, next, user.authenticator);
-    expect((await verify(t, { mfaToken: next, type: 'webauthn', code: JSON.stringify(genuine) })).status).toBe(200);
+    const options = await t.api().post(`${MFA}/webauthn/options`).send({ mfaToken: next });
+    expect([options.status, options.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expectRefusedAssertion(
+      await verify(t, {
+        mfaToken: next,
+        type: 'webauthn',
+        code: JSON.stringify(clone.assertion({ challenge: 'AAAA' }, { counter: 1000 })),
+      }),
+    );
+    const status = await t
+      .api()
+      .get(MFA)
+      .set(...bearer(user.accessToken));
+    expect(status.body).toMatchObject({ enabled: true, methods: ['webauthn'] });
+    expect((await verify(t, { mfaToken: next, type: 'recovery', code: user.recoveryCodes[0] })).status).toBe(200);
+  });
+
+  it('WA-05 at a passkey sign-in: the regressed clone is refused and disables the passkey; the clone with a higher counter and the genuine passkey are refused as an unknown one', async () => {
+    const user = await signedInUser(t);
+    const { authenticator, body } = await addPasskey(t, user.accessToken);
+    const credentialId = body.credential.id as string;
+    const clone = authenticator.clone();
+    expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+    expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+    expectRefusedPasskey(await passkeySignIn(t, clone));
+    expectRefusedPasskey(await passkeySignIn(t, clone, { counter: 1000 }));
+    expectRefusedPasskey(await passkeySignIn(t, clone, { counter: 0xffffffff }));
+    expectRefusedPasskey(await passkeySignIn(t, authenticator));
+    const failures = (await auditEvents(t, user.id, 'login.failed')).map((e) => e.details);
+    expect(failures).toEqual([
+      expect.objectContaining({
+        reason: 'counter_regression',
+        credentialId,
+        storedCounter: 2,
+        receivedCounter: 1,
+        credentialDisabled: true,
+      }),
+      expect.objectContaining({ reason: 'credential_disabled', credentialId }),
+      expect.objectContaining({ reason: 'credential_disabled', credentialId }),
+      expect.objectContaining({ reason: 'credential_disabled', credentialId }),
+    ]);
+    const notices = (await outboxNotices(t, user.email)).filter((n) => n.includes('signature counter went backwards'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain('passkey');
+
+    // Removed by its owner, the genuine passkey registered again signs in.
+    await t
+      .api()
+      .delete(`${MFA}/webauthn/${encodeURIComponent(credentialId)}`)
+      .set(...bearer(user.accessToken))
+      .send({ password: PASSWORD })
+      .expect(200);
+    await addPasskey(t, user.accessToken, authenticator);
+    expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+  });
+
+  it('WA-05 of concurrent assertions with regressed and higher counters none is accepted after the regression, and the owner is mailed once (passkey and second factor)', async () => {
+    for (let round = 0; round < 3; round++) {
+      // Passkey sign-in.
+      const owner = await signedInUser(t);
+      const { authenticator, body } = await addPasskey(t, owner.accessToken);
+      const clone = authenticator.clone();
+      expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+      expect((await passkeySignIn(t, authenticator)).status).toBe(200);
+      const counters = [1, 1000, 1, 5000, undefined];
+      const challenges = await Promise.all(counters.map(() => passkeyOptions(t)));
+      const answers = await Promise.all(
+        counters.map((counter, i) =>
+          passkeyVerify(t, {
+            challengeId: challenges[i].challengeId,
+            response:
+              counter === undefined ? authenticator.assertion(challenges[i].options) : clone.assertion(challenges[i].options, { counter }),
+          }),
+        ),
+      );
+      expect(answers.every((r) => r.status === 200 || r.status === 401)).toBe(true);
+      const acceptedPasskeys = answers.flatMap((r, i) => (r.status === 200 ? [counters[i] ?? authenticator.counter] : []));
+      await expectDisabledOnce(owner.email, body.credential.id as string, 2, acceptedPasskeys);
+      expectRefusedPasskey(await passkeySignIn(t, clone, { counter: 0xfffffff0 }));
+      expectRefusedPasskey(await passkeySignIn(t, authenticator));
+
+      // Second factor.
+      const user = await userWithSoftKey(t);
+      const spare = await addSoftKey(t, user.accessToken, 'Spare key');
+      const keyClone = user.authenticator.clone();
+      const first = await mfaToken(t, user.email);
+      const { assertion } = await webauthnAnswer(t, first, user.authenticator);
+      expect((await verify(t, { mfaToken: first, type: 'webauthn', code: JSON.stringify(assertion) })).status).toBe(200);
+      const tokens = [];
+      for (const counter of counters) {
+        const token = await mfaToken(t, user.email);
+        const { assertion: answer } = await webauthnAnswer(t, token, counter === undefined ? user.authenticator : keyClone, {
+          counter: counter === undefined ? undefined : counter,
+        });
+        tokens.push({ token, answer });
+      }
+      const results = await Promise.all(
+        tokens.map(({ token, answer }) => verify(t, { mfaToken: token, type: 'webauthn', code: JSON.stringify(answer) })),
+      );
+      expect(results.every((r) => r.status === 200 || r.status === 401)).toBe(true);
+      const acceptedKeys = results.flatMap((r, i) => (r.status === 200 ? [counters[i] ?? user.authenticator.counter] : []));
+      await expectDisabledOnce(user.email, user.credentialId, 1, acceptedKeys);
+      for (const [authenticator2, tamper] of [
+        [keyClone, { counter: 0xfffffff0 }],
+        [user.authenticator, {}],
+      ] as const) {
+        const token = await mfaToken(t, user.email);
+        const { assertion: late } = await webauthnAnswer(t, token, authenticator2, tamper);
+        expectRefusedAssertion(await verify(t, { mfaToken: token, type: 'webauthn', code: JSON.stringify(late) }));
+      }
+      const control = await mfaToken(t, user.email);
+      const { assertion: good } = await webauthnAnswer(t, control, spare.authenticator);
+      expect((await verify(t, { mfaToken: control, type: 'webauthn', code: JSON.stringify(good) })).status).toBe(200);
+    }
   });
 
   it('WA-06 keeps credential ids unique across users and at most 1023 bytes, and sends excludeCredentials', async () => {

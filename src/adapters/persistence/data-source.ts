@@ -20,6 +20,7 @@ import { KeptListCounts1764262000000 } from '../../../migrations/1764262000000-k
 import { SessionEndIndexes1764263000000 } from '../../../migrations/1764263000000-session-end-indexes';
 import { RealmRolesAndAppMetadata1764290000000 } from '../../../migrations/1764290000000-realm-roles-and-app-metadata';
 import { RealmReturnUrls1764300000000 } from '../../../migrations/1764300000000-realm-return-urls';
+import { WebauthnCredentialDisabled1764310000000 } from '../../../migrations/1764310000000-webauthn-credential-disabled';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   SessionEndIndexes1764263000000,
   RealmRolesAndAppMetadata1764290000000,
   RealmReturnUrls1764300000000,
+  WebauthnCredentialDisabled1764310000000,
 ];
 
 /**

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { MfaCredentialRepository, TotpCredential, WebauthnCredential } from '../../application/ports/mfa-credential.repository';
+import {
+  MfaCredentialRepository,
+  TotpCredential,
+  WebauthnCredential,
+  WebauthnDisabledReason,
+} from '../../application/ports/mfa-credential.repository';
 import { DomainError } from '../../domain/errors';
 import { sqlState, UNIQUE_VIOLATION } from './database-errors';
 import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } from './records/mfa.records';
@@ -29,6 +34,8 @@ function toWebauthn(record: WebauthnCredentialRecord): WebauthnCredential {
     passkey: record.passkey,
     createdAt: new Date(record.createdAt),
     lastUsedAt: record.lastUsedAt ? new Date(record.lastUsedAt) : null,
+    disabledAt: record.disabledAt ? new Date(record.disabledAt) : null,
+    disabledReason: record.disabledReason as WebauthnDisabledReason | null,
   };
 }
 
@@ -114,6 +121,8 @@ export class TypeOrmMfaCredentialRepository implements MfaCredentialRepository {
         passkey: credential.passkey,
         createdAt: credential.createdAt,
         lastUsedAt: credential.lastUsedAt,
+        disabledAt: credential.disabledAt,
+        disabledReason: credential.disabledReason,
       });
     } catch (error) {
       if (sqlState(error) === UNIQUE_VIOLATION) {
@@ -128,8 +137,22 @@ export class TypeOrmMfaCredentialRepository implements MfaCredentialRepository {
   async recordWebauthnUse(credentialId: string, previous: number, counter: number, now: Date): Promise<boolean> {
     const rows = unwrapRows<{ id: string }>(
       await this.tx.manager.query(
-        `UPDATE webauthn_credentials SET counter = $3, last_used_at = $4 WHERE id = $1 AND counter = $2 RETURNING id`,
+        `UPDATE webauthn_credentials SET counter = $3, last_used_at = $4
+         WHERE id = $1 AND counter = $2 AND disabled_at IS NULL RETURNING id`,
         [credentialId, previous, counter, now],
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  async disableWebauthn(credentialId: string, reason: WebauthnDisabledReason, now: Date): Promise<boolean> {
+    // One statement: a use and a disabling of one credential serialise on its row lock, so no
+    // assertion is accepted after the one that disabled it, and only one caller disables it.
+    const rows = unwrapRows<{ id: string }>(
+      await this.tx.manager.query(
+        `UPDATE webauthn_credentials SET disabled_at = $2, disabled_reason = $3
+         WHERE id = $1 AND disabled_at IS NULL RETURNING id`,
+        [credentialId, now, reason],
       ),
     );
     return rows.length === 1;

@@ -56,6 +56,21 @@ export class AccountEmails {
   }
 
   /**
+   * Tells the owner that one of their WebAuthn credentials was disabled because its signature
+   * counter went back (a copy of the key may exist), and what to do about it.
+   */
+  async sendCredentialDisabled(realm: Realm, user: User, credential: { name: string; passkey: boolean }): Promise<void> {
+    const kind = credential.passkey ? 'passkey' : 'security key';
+    await this.sendSecurityNotice(
+      realm,
+      user,
+      `A sign-in with your ${kind} ("${credential.name}") was refused because its signature counter went backwards, ` +
+        `which is what a copied (cloned) key looks like. The ${kind} is now disabled: it no longer signs you in. ` +
+        `Remove it from your account and register it again; if you did not just sign in, also change your password.`,
+    );
+  }
+
+  /**
    * Any other security notice to the account's owner, with a link to the account console's
    * security page where the service serves the console.
    */

@@ -94,7 +94,8 @@ export class PasskeySignInUseCase {
    * Verifies the assertion for the challenge (used up by any answer): a credential registered as
    * a passkey, of a user of this realm, signed for the realm's relying party and origins, user
    * verified, with a signature counter that went forward. Then signs in as a login does, without
-   * a second step (`amr` `["hwk","mfa"]`).
+   * a second step (`amr` `["hwk","mfa"]`). A counter that went back disables the credential (a
+   * clone may exist): from then on it is refused like an unknown one until its owner removes it.
    * @throws DomainError INVALID_CREDENTIALS (every refusal of the answer alike) | ACCOUNT_LOCKED |
    *   ACCOUNT_SUSPENDED | EMAIL_NOT_VERIFIED | INVALID_DPOP_PROOF | VALIDATION_FAILED (fingerprint)
    */
@@ -123,6 +124,7 @@ export class PasskeySignInUseCase {
     const user = credential ? await this.users.findById(realm.id, credential.userId) : null;
     if (!credential || !user) return refuse('unknown_credential');
     if (!credential.passkey) return refuse('not_a_passkey', user, { credentialId: credential.id });
+    if (credential.disabledAt) return refuse('credential_disabled', user, { credentialId: credential.id });
     // A discoverable credential names its user; it must be the credential's owner. An assertion
     // without a readable handle did not come from a discoverable credential (WebAuthn §7.2 step 6).
     const handle = this.relyingParty.userHandleOf(input.response);
@@ -132,18 +134,14 @@ export class PasskeySignInUseCase {
     if (!check.verified) return refuse(check.reason, user, { credentialId: credential.id });
     if (!signCountAcceptable(credential.counter, check.counter)) {
       await this.tx.run(async () => {
-        await this.continuation.refused({ realm, client, method: 'passkey', user }, now, {
-          reason: 'counter_regression',
-          credentialId: credential.id,
-          storedCounter: credential.counter,
-          receivedCounter: check.counter,
-        });
-        await this.emails.sendSecurityNotice(
-          realm,
-          user,
-          'A sign-in with one of your passkeys was refused because its signature counter went backwards, ' +
-            'which is what a copied (cloned) key looks like. If you did not just sign in, remove that passkey.',
-        );
+        // Disabled in one conditional statement: a concurrent assertion cannot be accepted after it,
+        // and only the request that disabled it audits the regression and tells the owner.
+        const disabled = await this.credentials.disableWebauthn(credential.id, 'counter_regression', now);
+        const details = disabled
+          ? { reason: 'counter_regression', storedCounter: credential.counter, receivedCounter: check.counter, credentialDisabled: true }
+          : { reason: 'credential_disabled' };
+        await this.continuation.refused({ realm, client, method: 'passkey', user }, now, { ...details, credentialId: credential.id });
+        if (disabled) await this.emails.sendCredentialDisabled(realm, user, credential);
       });
       throw refusedAnswer();
     }

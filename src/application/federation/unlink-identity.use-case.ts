@@ -58,7 +58,8 @@ export class UnlinkIdentityUseCase {
       const identity = identities.find((i) => i.id === input.identityId);
       if (!identity) throw new DomainError('NOT_FOUND', 'Linked identity not found');
       if (!input.adminId && !user.hasPassword && identities.length === 1) {
-        const passkeys = (await this.credentials.listWebauthn(user.id)).filter((c) => c.passkey);
+        // A disabled passkey (its counter went back) signs nobody in: it is no way in.
+        const passkeys = (await this.credentials.listWebauthn(user.id)).filter((c) => c.passkey && !c.disabledAt);
         if (passkeys.length === 0) {
           throw new DomainError('INVALID_USER_STATE', 'This is the account’s last way to sign in: set a password or add a passkey first');
         }

@@ -59,6 +59,8 @@ export class FinishWebauthnRegistrationUseCase {
       passkey: pending.payload.passkey === true,
       createdAt: now,
       lastUsedAt: null,
+      disabledAt: null,
+      disabledReason: null,
     };
     const firstFactor = !user.mfaEnabled;
     const recoveryCodes = await this.tx.run(async () => {

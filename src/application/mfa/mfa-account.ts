@@ -78,6 +78,11 @@ export class MfaAccount {
     return this.user(actor);
   }
 
+  /** Tells the user by email that a credential was disabled because its signature counter went back (in the caller's transaction). */
+  async notifyCredentialDisabled(realm: Realm, user: User, credential: { name: string; passkey: boolean }): Promise<void> {
+    await this.emails.sendCredentialDisabled(realm, user, credential);
+  }
+
   /** @throws DomainError INVALID_TOKEN when the token's user no longer exists */
   async user(actor: MfaActor): Promise<User> {
     const user = await this.users.findById(actor.realm.id, actor.userId);

@@ -37,9 +37,11 @@ export class RemoveWebauthnCredentialUseCase {
       const current = await this.users.findByIdForUpdate(actor.realm.id, user.id);
       if (!current) throw new DomainError('INVALID_TOKEN', 'The access token is invalid');
       const credentials = await this.credentials.listWebauthn(user.id);
-      if (credentials.find((c) => c.id === actor.credentialId)?.passkey && !current.hasPassword) {
+      // A disabled passkey (its counter went back) signs nobody in: removing it takes no way in away.
+      const removing = credentials.find((c) => c.id === actor.credentialId);
+      if (removing?.passkey && !removing.disabledAt && !current.hasPassword) {
         const identities = await this.identities.listForUser(actor.realm.id, user.id);
-        const passkeys = credentials.filter((c) => c.passkey).length;
+        const passkeys = credentials.filter((c) => c.passkey && !c.disabledAt).length;
         assertWayInRemains({ hasPassword: false, identities: identities.length, passkeys }, 'passkey');
       }
       if (!(await this.credentials.deleteWebauthn(user.id, actor.credentialId))) {

@@ -20,15 +20,15 @@ export class StartWebauthnMfaUseCase {
 
   /**
    * PublicKeyCredentialRequestOptionsJSON for the second step of a pending login: the user's
-   * credentials, user verification required, and a fresh challenge bound to the mfaToken (it
-   * replaces an earlier one and dies with the token).
-   * @throws DomainError INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (no credential registered)
+   * enabled credentials (a disabled one is not offered), user verification required, and a fresh
+   * challenge bound to the mfaToken (it replaces an earlier one and dies with the token).
+   * @throws DomainError INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (no enabled credential)
    */
   async execute(input: { realm: Realm; mfaToken: string }): Promise<Record<string, unknown>> {
     const { token, pending } = await openMfaChallenge(this.challenges, input.realm, input.mfaToken, this.clock.now());
-    const credentials = await this.credentials.listWebauthn(token.userId);
+    const credentials = (await this.credentials.listWebauthn(token.userId)).filter((c) => !c.disabledAt);
     if (credentials.length === 0) {
-      throw DomainError.validation('mfaToken', 'belongs to an account without a WebAuthn credential');
+      throw DomainError.validation('mfaToken', 'belongs to an account without an enabled WebAuthn credential');
     }
     const { challenge, options } = await this.relyingParty.authenticationOptions(
       credentials.map((c) => ({ id: c.id, transports: c.transports })),

@@ -13,7 +13,7 @@ import { SignInContinuation } from '../auth/sign-in-continuation';
 import { SessionIssuer, TokenSet } from '../auth/session-issuer';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
-import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
+import { MfaCredentialRepository, WebauthnCredential } from '../ports/mfa-credential.repository';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { RefreshTokenRepository } from '../ports/refresh-token.repository';
 import { SecretCipher } from '../ports/secret-cipher';
@@ -53,7 +53,7 @@ export function firstFactorAmr(sessionAmr: readonly string[]): string[] {
 /** A second factor checked: accepted pending its atomic write, or refused with a reason for the audit trail. */
 type FactorCheck =
   | { ok: true; amr: 'otp' | 'hwk'; commit: () => Promise<boolean>; lostRace: string; details: Record<string, unknown> }
-  | { ok: false; reason: string; details?: Record<string, unknown> };
+  | { ok: false; reason: string; details?: Record<string, unknown>; regressed?: WebauthnCredential };
 
 const refused = (reason: string, details?: Record<string, unknown>): FactorCheck => ({ ok: false, reason, details });
 const invalidToken = (message = 'The MFA token is invalid') => new DomainError('INVALID_TOKEN', message);
@@ -82,7 +82,8 @@ export class VerifyMfaUseCase {
   /**
    * The second step of a login, or the re-verification of a flagged session. The mfaToken is single use, dies at the 5th wrong code, and only works from the device
    * it was issued to. A TOTP step and a recovery code are each accepted once, atomically; a
-   * WebAuthn challenge is used up by any answer, and a signature counter that goes back is refused.
+   * WebAuthn challenge is used up by any answer, and a signature counter that goes back is refused
+   * and disables the credential (a clone may exist) until its owner removes it.
    * @throws DomainError INVALID_MFA_CODE | INVALID_TOKEN | TOKEN_EXPIRED | VALIDATION_FAILED (malformed fingerprint) |
    *   INVALID_DPOP_PROOF (a bad proof at a login's second step; neither the code nor the mfaToken is spent)
    */
@@ -127,10 +128,20 @@ export class VerifyMfaUseCase {
       });
       if (result) return { user, tokens: result.tokens, sessionId: result.sessionId, purpose: pending.purpose };
     }
-    const reason = check.ok ? check.lostRace : check.reason;
-    const details = check.ok ? {} : (check.details ?? {});
+    let reason = check.ok ? check.lostRace : check.reason;
+    let details = check.ok ? {} : (check.details ?? {});
     const attempts = await this.oneTimeTokens.recordFailedAttempt(token.tokenHash, now, MFA_TOKEN_MAX_ATTEMPTS);
     await this.tx.run(async () => {
+      const regressed = !check.ok && check.regressed ? check.regressed : null;
+      // A good signature with a counter that went back: a copy of the key may exist. The credential
+      // is disabled in one conditional statement, so no concurrent assertion is accepted after it;
+      // the request that disabled it records the regression and tells the owner, once.
+      const disabled = regressed ? await this.credentials.disableWebauthn(regressed.id, 'counter_regression', now) : false;
+      if (regressed && disabled) details = { ...details, credentialDisabled: true };
+      if (regressed && !disabled) {
+        reason = 'credential_disabled';
+        details = { credentialId: regressed.id };
+      }
       await this.audit.record({
         type: 'mfa.failed',
         realmId: realm.id,
@@ -140,15 +151,7 @@ export class VerifyMfaUseCase {
         at: now,
         details: { type: input.type, purpose: pending.purpose, reason, attempts, ...details },
       });
-      if (reason === 'counter_regression') {
-        // A good signature with a counter that went back: a copy of the key may exist. The owner hears of it.
-        await this.account.notify(
-          { realm, userId: user.id, sessionId: pending.sessionId ?? '', ip: client.ip },
-          user,
-          'A sign-in with one of your security keys was refused because its signature counter went backwards, ' +
-            'which is what a copied (cloned) key looks like. If you did not just sign in, change your password and remove that key.',
-        );
-      }
+      if (regressed && disabled) await this.account.notifyCredentialDisabled(realm, user, regressed);
     });
     if (attempts === null) throw invalidToken();
     // A replayed TOTP code is refused like a wrong one, but the user is told why: codes are single use.
@@ -253,15 +256,17 @@ export class VerifyMfaUseCase {
     const credentialId = this.relyingParty.credentialIdOf(response);
     const credential = credentialId ? await this.credentials.findWebauthn(credentialId) : null;
     if (!credential || credential.userId !== user.id) return refused('unknown_credential');
+    if (credential.disabledAt) return refused('credential_disabled', { credentialId: credential.id });
     const check = await this.relyingParty.verifyAuthentication(response, challenge, credential, realm.policy.relyingParty);
     if (!check.verified) return refused(check.reason, { credentialId: credential.id });
     if (!signCountAcceptable(credential.counter, check.counter)) {
       // A valid signature with a counter that went back: probably a cloned authenticator.
-      return refused('counter_regression', {
-        credentialId: credential.id,
-        storedCounter: credential.counter,
-        receivedCounter: check.counter,
-      });
+      return {
+        ok: false,
+        reason: 'counter_regression',
+        details: { credentialId: credential.id, storedCounter: credential.counter, receivedCounter: check.counter },
+        regressed: credential,
+      };
     }
     return {
       ok: true,

@@ -9,6 +9,9 @@ export interface TotpCredential {
   createdAt: Date;
 }
 
+/** Why a WebAuthn credential was disabled. */
+export type WebauthnDisabledReason = 'counter_regression';
+
 export interface WebauthnCredential {
   /** The credential id, base64url; unique across every user. */
   id: string;
@@ -23,6 +26,13 @@ export interface WebauthnCredential {
   passkey: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /**
+   * When the credential was disabled (its signature counter went back: a clone may exist); a
+   * disabled credential answers no assertion until its owner removes it or MFA is reset.
+   */
+  disabledAt: Date | null;
+  /** Why it was disabled (`counter_regression`); null while it is enabled. */
+  disabledReason: WebauthnDisabledReason | null;
 }
 
 /** The second factors of users: TOTP secrets, WebAuthn credentials and recovery codes. */
@@ -45,10 +55,16 @@ export abstract class MfaCredentialRepository {
   /** @throws DomainError VALIDATION_FAILED when the credential id is already registered (to anyone) */
   abstract insertWebauthn(credential: WebauthnCredential): Promise<void>;
   /**
-   * Stores a new signature counter if the stored one is still `previous` (atomic compare-and-set),
-   * and stamps `lastUsedAt`; false when a concurrent use moved it first.
+   * Stores a new signature counter if the stored one is still `previous` and the credential is
+   * not disabled (atomic compare-and-set), and stamps `lastUsedAt`; false when a concurrent use
+   * moved it first or it was disabled meanwhile.
    */
   abstract recordWebauthnUse(credentialId: string, previous: number, counter: number, now: Date): Promise<boolean>;
+  /**
+   * Disables an enabled credential (a single UPDATE … WHERE disabled_at IS NULL): of concurrent
+   * callers exactly one gets true; false when it is already disabled or does not exist.
+   */
+  abstract disableWebauthn(credentialId: string, reason: WebauthnDisabledReason, now: Date): Promise<boolean>;
   /** Removes one credential of the user; false when the user has no such credential. */
   abstract deleteWebauthn(userId: string, credentialId: string): Promise<boolean>;
 

@@ -22,6 +22,8 @@ export class WebauthnCredentialRecord {
   @Column({ type: 'boolean' }) passkey: boolean;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'last_used_at', nullable: true }) lastUsedAt: Date | null;
+  @Column({ type: 'timestamptz', name: 'disabled_at', nullable: true }) disabledAt: Date | null;
+  @Column({ type: 'text', name: 'disabled_reason', nullable: true }) disabledReason: string | null;
 }
 
 @Entity({ name: 'recovery_codes' })
