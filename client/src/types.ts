@@ -35,7 +35,15 @@ export interface MfaSummary {
 
 export interface MfaStatus extends MfaSummary {
   /** `passkey`: registered as a passkey, it signs in on its own. */
-  webauthnCredentials: { id: string; name: string; passkey: boolean; createdAt: string; lastUsedAt: string | null }[];
+  webauthnCredentials: {
+    id: string;
+    name: string;
+    passkey: boolean;
+    /** Its signature counter went back (a copy may exist): it no longer signs in until removed and registered again. */
+    disabled: boolean;
+    createdAt: string;
+    lastUsedAt: string | null;
+  }[];
   recoveryCodesRemaining: number;
 }
 

@@ -393,6 +393,12 @@ export function securityView(app: App): View {
       { class: 'key' },
       h('h3', {}, credential.name),
       h('p', { class: 'muted' }, 'Added ', time(credential.createdAt), ' · last used ', time(credential.lastUsedAt, true)),
+      credential.disabled &&
+        h(
+          'p',
+          { class: 'warning' },
+          'Disabled: its signature counter went back, so a copy of it may exist. It no longer signs you in — remove it and add it again.',
+        ),
       h(
         'details',
         {},

@@ -77,7 +77,14 @@ describe('MFA: TOTP, WebAuthn, recovery codes and the second login step', () => 
         enabled: true,
         methods: ['webauthn'],
         webauthnCredentials: [
-          { id: user.credentialId, name: 'Test key', passkey: false, createdAt: expect.stringMatching(/Z$/), lastUsedAt: null },
+          {
+            id: user.credentialId,
+            name: 'Test key',
+            passkey: false,
+            disabled: false,
+            createdAt: expect.stringMatching(/Z$/),
+            lastUsedAt: null,
+          },
         ],
         recoveryCodesRemaining: 10,
       });

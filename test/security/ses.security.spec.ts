@@ -232,6 +232,7 @@ describe('SES — sessions (SECURITY.md)', () => {
         'link start': () =>
           as(t.api().post(`${AUTH}/federation/corp/start`)).send({ returnTo: idp.returnTo(), codeChallenge: pkce().challenge, link: true }),
         unlink: () => as(t.api().delete(`${AUTH}/identities/${f.identityId}`)).send({}),
+        'link finish': () => as(t.api().post(`${AUTH}/federation/link`)).send({ code: 'c'.repeat(43), codeVerifier: pkce().verifier }),
       };
     }
 

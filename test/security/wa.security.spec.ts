@@ -222,8 +222,16 @@ describe('WA — WebAuthn relying-party checks (SECURITY.md)', () => {
     const withCode = await mfaToken(t, user.email);
     expect((await verify(t, { mfaToken: withCode, type: 'recovery', code: user.recoveryCodes[0] })).status).toBe(200);
 
-    // Until the owner removes it; the genuine key registered again works.
+    // The owner sees it disabled (GET /mfa), the spare key not.
     const accessToken = signedIn.body.tokens.accessToken as string;
+    const status = await t
+      .api()
+      .get(MFA)
+      .set(...bearer(accessToken));
+    const disabled = Object.fromEntries(status.body.webauthnCredentials.map((c: { id: string; disabled: boolean }) => [c.id, c.disabled]));
+    expect(disabled).toEqual({ [user.credentialId]: true, [spare.authenticator.id]: false });
+
+    // Until the owner removes it; the genuine key registered again works.
     await t
       .api()
       .delete(`${MFA}/webauthn/${encodeURIComponent(user.credentialId)}`)

@@ -41,6 +41,7 @@ export const present = {
         id: c.id,
         name: c.name,
         passkey: c.passkey,
+        disabled: c.disabledAt !== null,
         createdAt: c.createdAt.toISOString(),
         lastUsedAt: c.lastUsedAt ? c.lastUsedAt.toISOString() : null,
       })),

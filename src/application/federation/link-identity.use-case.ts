@@ -3,6 +3,7 @@ import { DomainError } from '../../domain/errors';
 import { decideLink } from '../../domain/federation/account-linking';
 import { LinkedIdentity } from '../../domain/federation/linked-identity';
 import { Realm } from '../../domain/realm/realm';
+import { RecentAuthentication } from '../auth/recent-authentication';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
 import { IdentityProviderRepository } from '../ports/identity-provider.repository';
@@ -36,6 +37,7 @@ export class LinkIdentityUseCase {
     private readonly links: IdentityLinks,
     private readonly users: UserRepository,
     private readonly sessions: SessionRepository,
+    private readonly recentSignIn: RecentAuthentication,
     private readonly secureTokens: SecureTokens,
     private readonly tx: Transaction,
     private readonly clock: Clock,
@@ -49,11 +51,14 @@ export class LinkIdentityUseCase {
    * checked again: a takeover of the account (which ends every session under the same lock) leaves
    * a link that raced it nothing. Linking the same account twice answers the existing link.
    * @throws DomainError INVALID_TOKEN (unknown, used, expired or foreign code, another user, a wrong
-   *   verifier, a provider removed or disabled, a session ended) | INVALID_USER_STATE (linked to another user)
+   *   verifier, a provider removed or disabled, a session ended) | INVALID_USER_STATE (linked to another user) |
+   *   FORBIDDEN (a session flagged as used from another device)
    */
   async execute(input: LinkIdentityInput): Promise<LinkedIdentity> {
     const { realm } = input;
     const now = this.clock.now();
+    // A session on hold (used from another device) adds no way in; its code is kept for after the step-up.
+    await this.recentSignIn.requireUnflagged(realm.id, input.sessionId, 'Linking an account at an identity provider');
     if (typeof input.code !== 'string' || input.code.length < 16 || input.code.length > 256) throw invalidCode();
     const token = await this.tokens.consume(this.secureTokens.hash(input.code), 'link_code', now);
     if (!token || token.realmId !== realm.id) throw invalidCode();

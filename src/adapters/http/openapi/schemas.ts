@@ -282,6 +282,13 @@ export class WebauthnCredentialView {
   @ApiProperty({ example: 'hK3b9…base64url' }) id: string;
   @ApiProperty({ example: 'YubiKey 5C' }) name: string;
   @ApiProperty({ example: false, description: 'A passkey: it signs in on its own, without a password' }) passkey: boolean;
+  @ApiProperty({
+    example: false,
+    description:
+      'Disabled because its signature counter went back (a copy of the key may exist): it no longer signs in, ' +
+      'until it is removed and registered again',
+  })
+  disabled: boolean;
   @ApiProperty(AT) createdAt: string;
   @ApiProperty({ ...AT, type: String, nullable: true }) lastUsedAt: string | null;
 }
