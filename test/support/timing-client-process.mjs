@@ -1,8 +1,11 @@
 // A client in a process of its own, for timing tests. In the test's process, the service's event
 // loop and the client's are one: work the service runs after answering would delay the client's
-// reading of the answer, which no real client sees. Here the clock starts before the request is
-// written and stops when the last byte of the answer has been read, on this process's loop only.
-// Asked over IPC: { id, url, method, headers, body } → { id, ms, status, body } or { id, error }.
+// reading of the answer, which no real client sees, and the test's own code would sit between
+// two requests meant to follow each other at once. Here the clock starts before a request is
+// written and stops when the last byte of its answer has been read, on this process's loop only;
+// the requests of one message are sent one after another, each as soon as the one before it has
+// been answered, as a client sending back to back would.
+// Asked over IPC: { id, requests: [{ url, method, headers, body }] } → { id, results: [{ ms, status, body }] } or { id, error }.
 import http from 'node:http';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -41,9 +44,15 @@ function timed({ url, method, headers = {}, body }) {
   });
 }
 
+async function inSequence(requests) {
+  const results = [];
+  for (const request of requests) results.push(await timed(request));
+  return results;
+}
+
 process.on('message', (message) => {
-  timed(message).then(
-    (result) => process.send({ id: message.id, ...result }),
+  inSequence(message.requests).then(
+    (results) => process.send({ id: message.id, results }),
     (error) => process.send({ id: message.id, error: String(error?.message ?? error) }),
   );
 });
