@@ -7,7 +7,7 @@ import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
 import { linkToken, SmtpSink } from '../support/smtp-sink';
 import { listenOnLoopback } from '../support/http-client';
-import { alternatingPairs, compareTimings, TimingClient } from '../support/timing-client';
+import { alternatingPairs, TimingClient, decideTiming } from '../support/timing-client';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -298,22 +298,24 @@ describe('email: outbox, SMTP delivery, verification and password recovery', () 
       // Timed from another process, as a remote client sees it (see TimingClient).
       const client = new TimingClient(await listenOnLoopback(t));
       const request = (target: string) => ({ method: 'POST', path: '/api/v1/auth/password/forgot', body: { email: target } });
-      let timings;
+      let result;
       try {
         // Pairs in alternating order, each request after the sending of the one before has
         // finished: on the embedded database, a reset link's token and email take longer than
         // finding no account, and delay a request sent right after them.
-        timings = await alternatingPairs(
-          client,
-          { known: request(email), unknown: request(ghost) },
-          { pairs: 100, settle: () => settled(t), backToBack: false },
-        );
+        // Sending before answering would put the lookup and the outbox writes on the known side.
+        result = await decideTiming(async () => {
+          const timings = await alternatingPairs(
+            client,
+            { known: request(email), unknown: request(ghost) },
+            { pairs: 100, settle: () => settled(t), backToBack: false },
+          );
+          for (const res of [...timings.known, ...timings.unknown]) expect(res.status).toBe(202);
+          return timings;
+        });
       } finally {
         client.close();
       }
-      for (const res of [...timings.known, ...timings.unknown]) expect(res.status).toBe(202);
-      // Sending before answering would put the lookup and the outbox writes on the known side.
-      const result = compareTimings(timings);
       expect(result).toEqual({ ...result, within: true });
     });
 
