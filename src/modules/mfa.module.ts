@@ -9,6 +9,7 @@ import { RemoveWebauthnCredentialUseCase } from '../application/mfa/remove-webau
 import { SetupTotpUseCase } from '../application/mfa/setup-totp.use-case';
 import { StartWebauthnMfaUseCase } from '../application/mfa/start-webauthn-mfa.use-case';
 import { StartWebauthnRegistrationUseCase } from '../application/mfa/start-webauthn-registration.use-case';
+import { RecoveryCodeFactor, SecondFactors, TotpFactor, WebauthnFactor } from '../application/mfa/second-factors';
 import { VerifyMfaUseCase } from '../application/mfa/verify-mfa.use-case';
 import { QrCodeRenderer } from '../application/ports/qr-code-renderer';
 import { TotpVerifier } from '../application/ports/totp-verifier';
@@ -28,6 +29,10 @@ import { AuthModule } from './auth.module';
     { provide: QrCodeRenderer, useClass: QrcodeQrCodeRenderer },
     { provide: WebAuthnRelyingParty, useClass: SimpleWebAuthnRelyingParty },
     MfaAccount,
+    TotpFactor,
+    RecoveryCodeFactor,
+    WebauthnFactor,
+    SecondFactors,
     VerifyMfaUseCase,
     StartWebauthnMfaUseCase,
     GetMfaStatusUseCase,

@@ -132,6 +132,23 @@ export class SignInContinuation {
     return opened;
   }
 
+  /**
+   * A login whose second factor was just proven (and its write made, in the caller's
+   * transaction): the session as `openSession` opens it. An account locked or suspended since the
+   * first step is refused with INVALID_TOKEN — the second step's token is worth nothing then — and
+   * nothing is stored.
+   * @throws DomainError INVALID_TOKEN
+   */
+  async completeSecondStep(input: SessionInput, amr: string[], now: Date, mfaDetails: Record<string, unknown>) {
+    try {
+      const { session, tokens } = await this.openSession(input, amr, now, mfaDetails);
+      return { sessionId: session.id, tokens };
+    } catch (error) {
+      if (error instanceof SignInRefusedError) throw new DomainError('INVALID_TOKEN', 'The MFA token is invalid');
+      throw error;
+    }
+  }
+
   /** Audits a refused sign-in of this factor (`login.failed`), outside any transaction of the caller's. */
   async refused(
     input: Pick<ProvenFirstFactor, 'realm' | 'client' | 'method' | 'details'> & { user?: Pick<User, 'id'> | null },

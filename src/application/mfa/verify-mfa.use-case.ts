@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
-import { normaliseRecoveryCode } from '../../domain/mfa/recovery-code';
-import { signCountAcceptable } from '../../domain/mfa/webauthn';
 import { Realm } from '../../domain/realm/realm';
 import { similarity } from '../../domain/session/device-fingerprint';
 import { User } from '../../domain/user/user';
@@ -13,19 +11,15 @@ import { SignInContinuation } from '../auth/sign-in-continuation';
 import { SessionIssuer, TokenSet } from '../auth/session-issuer';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
-import { MfaCredentialRepository, WebauthnCredential } from '../ports/mfa-credential.repository';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { RefreshTokenRepository } from '../ports/refresh-token.repository';
-import { SecretCipher } from '../ports/secret-cipher';
 import { SessionRepository } from '../ports/session.repository';
-import { TotpVerifier } from '../ports/totp-verifier';
 import { Transaction } from '../ports/transaction';
-import { SignInRefusedError, UserRepository } from '../ports/user.repository';
-import { WebAuthnRelyingParty } from '../ports/webauthn-relying-party';
-import { MfaAccount } from './mfa-account';
+import { UserRepository } from '../ports/user.repository';
 import { openMfaChallenge } from './open-mfa-challenge';
+import { FactorCheck, MfaFactorType, refused, SecondFactors } from './second-factors';
 
-export type MfaFactorType = 'totp' | 'webauthn' | 'recovery';
+export type { MfaFactorType } from './second-factors';
 
 export interface VerifyMfaInput {
   realm: Realm;
@@ -50,12 +44,6 @@ export function firstFactorAmr(sessionAmr: readonly string[]): string[] {
   return sessionAmr.length > 1 && (last === 'otp' || last === 'hwk') ? sessionAmr.slice(0, -1) : [...sessionAmr];
 }
 
-/** A second factor checked: accepted pending its atomic write, or refused with a reason for the audit trail. */
-type FactorCheck =
-  | { ok: true; amr: 'otp' | 'hwk'; commit: () => Promise<boolean>; lostRace: string; details: Record<string, unknown> }
-  | { ok: false; reason: string; details?: Record<string, unknown>; regressed?: WebauthnCredential };
-
-const refused = (reason: string, details?: Record<string, unknown>): FactorCheck => ({ ok: false, reason, details });
 const invalidToken = (message = 'The MFA token is invalid') => new DomainError('INVALID_TOKEN', message);
 
 @Injectable()
@@ -64,11 +52,7 @@ export class VerifyMfaUseCase {
     private readonly challenges: MfaChallenges,
     private readonly oneTimeTokens: OneTimeTokenRepository,
     private readonly users: UserRepository,
-    private readonly credentials: MfaCredentialRepository,
-    private readonly totp: TotpVerifier,
-    private readonly cipher: SecretCipher,
-    private readonly relyingParty: WebAuthnRelyingParty,
-    private readonly account: MfaAccount,
+    private readonly factors: SecondFactors,
     private readonly issuer: SessionIssuer,
     private readonly continuation: SignInContinuation,
     private readonly sessions: SessionRepository,
@@ -104,7 +88,7 @@ export class VerifyMfaUseCase {
     // A re-verified session keeps the binding it has; a login binds here, before any factor is spent.
     const dpopJkt = pending.purpose === 'reverify' ? null : await this.issuer.bindingKey(input.dpop, now);
 
-    const check = await this.checkFactor(realm, user, input.type, input.code, token, pending, now);
+    const check = await this.checkFactor({ realm, user, type: input.type, code: input.code, token, pending, now });
     if (check.ok) {
       const result = await this.tx.run(async () => {
         if (!(await check.commit())) return null;
@@ -112,7 +96,9 @@ export class VerifyMfaUseCase {
         const mfaDetails = { type: input.type, purpose: pending.purpose, ...check.details };
         if (pending.purpose !== 'reverify') {
           const amr = [...(pending.amr ?? ['pwd']), check.amr];
-          return this.openSession(realm, user, client, observation, pending, amr, mfaDetails, dpopJkt, now);
+          const method = pending.method ?? 'password';
+          const second = { realm, user, client, observation, method, details: pending.details, dpopJkt };
+          return this.continuation.completeSecondStep(second, amr, now, mfaDetails);
         }
         const outcome = await this.reverify(realm, user, pending, client, observation, check.amr, now);
         await this.audit.record({
@@ -132,16 +118,8 @@ export class VerifyMfaUseCase {
     let details = check.ok ? {} : (check.details ?? {});
     const attempts = await this.oneTimeTokens.recordFailedAttempt(token.tokenHash, now, MFA_TOKEN_MAX_ATTEMPTS);
     await this.tx.run(async () => {
-      const regressed = !check.ok && check.regressed ? check.regressed : null;
-      // A good signature with a counter that went back: a copy of the key may exist. The credential
-      // is disabled in one conditional statement, so no concurrent assertion is accepted after it;
-      // the request that disabled it records the regression and tells the owner, once.
-      const disabled = regressed ? await this.credentials.disableWebauthn(regressed.id, 'counter_regression', now) : false;
-      if (regressed && disabled) details = { ...details, credentialDisabled: true };
-      if (regressed && !disabled) {
-        reason = 'credential_disabled';
-        details = { credentialId: regressed.id };
-      }
+      const settled = !check.ok && check.settle ? await check.settle() : null;
+      if (settled) ({ reason, details } = settled);
       await this.audit.record({
         type: 'mfa.failed',
         realmId: realm.id,
@@ -151,7 +129,7 @@ export class VerifyMfaUseCase {
         at: now,
         details: { type: input.type, purpose: pending.purpose, reason, attempts, ...details },
       });
-      if (regressed && disabled) await this.account.notifyCredentialDisabled(realm, user, regressed);
+      await settled?.afterAudit?.();
     });
     if (attempts === null) throw invalidToken();
     // A replayed TOTP code is refused like a wrong one, but the user is told why: codes are single use.
@@ -188,118 +166,19 @@ export class VerifyMfaUseCase {
     throw invalidToken('The MFA token was issued to another device');
   }
 
-  private async checkFactor(
-    realm: Realm,
-    user: User,
-    type: MfaFactorType,
-    code: string,
-    token: OneTimeToken,
-    pending: PendingLogin,
-    now: Date,
-  ): Promise<FactorCheck> {
-    if (typeof code !== 'string' || code.length === 0) return refused('empty');
-    switch (type) {
-      case 'totp':
-        return this.checkTotp(user, code, now);
-      case 'recovery':
-        return this.checkRecoveryCode(user, code, now);
-      case 'webauthn':
-        return this.checkWebauthn(realm, user, code, token, pending, now);
-      default:
-        return refused('unknown_type');
-    }
-  }
-
-  private async checkTotp(user: User, code: string, now: Date): Promise<FactorCheck> {
-    const credential = await this.credentials.findTotp(user.id);
-    if (!credential?.confirmedAt) return refused('totp_not_enabled');
-    const secret = await this.cipher.decrypt(credential.secretEncrypted, user.id);
-    const step = this.totp.matchingStep(secret, code.trim(), now);
-    if (step === null) return refused('wrong_code');
-    if (step <= credential.lastUsedStep) return refused('replay');
-    return { ok: true, amr: 'otp', commit: () => this.credentials.advanceTotpStep(user.id, step), lostRace: 'replay', details: {} };
-  }
-
-  private async checkRecoveryCode(user: User, code: string, now: Date): Promise<FactorCheck> {
-    const normalised = normaliseRecoveryCode(code);
-    if (!normalised) return refused('wrong_code');
-    const hash = this.account.recoveryCodeHash(user.id, normalised);
-    return {
-      ok: true,
-      amr: 'otp',
-      commit: () => this.credentials.consumeRecoveryCode(user.id, hash, now),
-      lostRace: 'wrong_code',
-      details: {},
-    };
-  }
-
-  private async checkWebauthn(
-    realm: Realm,
-    user: User,
-    code: string,
-    token: OneTimeToken,
-    pending: PendingLogin,
-    now: Date,
-  ): Promise<FactorCheck> {
-    const challenge = pending.webauthnChallenge;
-    if (!challenge) return refused('no_challenge');
-    // Any answer uses the challenge up: a second try needs new options.
-    const { webauthnChallenge: _used, ...rest } = pending;
-    await this.oneTimeTokens.updatePayload(token.tokenHash, rest as unknown as Record<string, unknown>);
-    if (code.length > 16384) return refused('malformed');
-    let response: unknown;
-    try {
-      response = JSON.parse(code);
-    } catch {
-      return refused('malformed');
-    }
-    const credentialId = this.relyingParty.credentialIdOf(response);
-    const credential = credentialId ? await this.credentials.findWebauthn(credentialId) : null;
-    if (!credential || credential.userId !== user.id) return refused('unknown_credential');
-    if (credential.disabledAt) return refused('credential_disabled', { credentialId: credential.id });
-    const check = await this.relyingParty.verifyAuthentication(response, challenge, credential, realm.policy.relyingParty);
-    if (!check.verified) return refused(check.reason, { credentialId: credential.id });
-    if (!signCountAcceptable(credential.counter, check.counter)) {
-      // A valid signature with a counter that went back: probably a cloned authenticator.
-      return {
-        ok: false,
-        reason: 'counter_regression',
-        details: { credentialId: credential.id, storedCounter: credential.counter, receivedCounter: check.counter },
-        regressed: credential,
-      };
-    }
-    return {
-      ok: true,
-      amr: 'hwk',
-      commit: () => this.credentials.recordWebauthnUse(credential.id, credential.counter, check.counter, now),
-      lostRace: 'concurrent_use',
-      details: { credentialId: credential.id },
-    };
-  }
-
-  private async openSession(
-    realm: Realm,
-    user: User,
-    client: ClientContext,
-    observation: DeviceObservation,
-    pending: PendingLogin,
-    amr: string[],
-    mfaDetails: Record<string, unknown>,
-    dpopJkt: string | null,
-    now: Date,
-  ) {
-    // Locked or suspended while the factor was checked: refused, and the transaction stores nothing.
-    const { session, tokens } = await this.continuation
-      .openSession(
-        { realm, user, client, observation, method: pending.method ?? 'password', details: pending.details, dpopJkt },
-        amr,
-        now,
-        mfaDetails,
-      )
-      .catch((error: unknown) => {
-        throw error instanceof SignInRefusedError ? invalidToken() : error;
-      });
-    return { sessionId: session.id, tokens };
+  /** The answer checked by the factor of its type. */
+  private async checkFactor(attempt: {
+    realm: Realm;
+    user: User;
+    type: MfaFactorType;
+    code: string;
+    token: OneTimeToken;
+    pending: PendingLogin;
+    now: Date;
+  }): Promise<FactorCheck> {
+    if (typeof attempt.code !== 'string' || attempt.code.length === 0) return refused('empty');
+    const factor = this.factors.of(attempt.type);
+    return factor ? factor.check(attempt) : refused('unknown_type');
   }
 
   /** the flagged session is restored, the verifying device becomes its reference, earlier refresh tokens die. */

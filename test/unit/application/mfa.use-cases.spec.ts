@@ -9,6 +9,7 @@ import { DisableTotpUseCase } from '../../../src/application/mfa/disable-totp.us
 import { MfaAccount } from '../../../src/application/mfa/mfa-account';
 import { SetupTotpUseCase } from '../../../src/application/mfa/setup-totp.use-case';
 import { SignInContinuation } from '../../../src/application/auth/sign-in-continuation';
+import { RecoveryCodeFactor, SecondFactors, TotpFactor, WebauthnFactor } from '../../../src/application/mfa/second-factors';
 import { VerifyMfaUseCase } from '../../../src/application/mfa/verify-mfa.use-case';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { QrCodeRenderer } from '../../../src/application/ports/qr-code-renderer';
@@ -139,15 +140,16 @@ function fixture(user = aUser()) {
     new RecentAuthentication(sessions, clock, config),
   );
   const relyingParty = {} as WebAuthnRelyingParty; // not reached by TOTP and recovery codes
+  const factors = new SecondFactors(
+    new TotpFactor(mfa, cipher, totp),
+    new RecoveryCodeFactor(mfa, account),
+    new WebauthnFactor(mfa, oneTimeTokens, relyingParty, account),
+  );
   const verify = new VerifyMfaUseCase(
     challenges,
     oneTimeTokens,
     users,
-    mfa,
-    totp,
-    cipher,
-    relyingParty,
-    account,
+    factors,
     issuer,
     new SignInContinuation(users, issuer, devices, challenges, audit, immediateTransaction, clock),
     sessions,
