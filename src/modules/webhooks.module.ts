@@ -1,5 +1,5 @@
-import { Global, Module } from '@nestjs/common';
-import { WebhookRepository } from '../application/ports/webhook.repository';
+import { Module } from '@nestjs/common';
+import { WebhookDeliveryQueue, WebhookRepository } from '../application/ports/webhook.repository';
 import { WebhookTargetPolicy } from '../application/ports/webhook-target-policy';
 import { CreateWebhookUseCase } from '../application/webhooks/create-webhook.use-case';
 import { DeleteWebhookUseCase } from '../application/webhooks/delete-webhook.use-case';
@@ -16,16 +16,16 @@ import { WebhookDispatcher } from '../adapters/webhooks/webhook-dispatcher';
 import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-probe';
 
 /**
- * Webhooks: the admin routes, the deliveries written with each audit event (the audit log's
- * decorator in ObservabilityModule takes the repository from here, hence global), the
- * dispatcher that signs and sends them, and their SSRF rule (on the outbound connector).
+ * Webhooks: the admin routes, the queue of deliveries written with each audit event (the audit
+ * log's decorator in ObservabilityModule takes it from here through its port), the dispatcher
+ * that signs and sends them, and their SSRF rule (on the outbound connector).
  */
-@Global()
 @Module({
   controllers: [AdminWebhooksController],
   providers: [
     TypeOrmWebhookRepository,
     { provide: WebhookRepository, useExisting: TypeOrmWebhookRepository },
+    { provide: WebhookDeliveryQueue, useExisting: TypeOrmWebhookRepository },
     { provide: WebhookTargetPolicy, useClass: PublicWebhookTargetPolicy },
     WebhookDispatcher,
     WebhookReadinessProbe,
@@ -38,6 +38,6 @@ import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-pr
     ListWebhookDeliveriesUseCase,
     RetryWebhookDeliveryUseCase,
   ],
-  exports: [TypeOrmWebhookRepository, WebhookReadinessProbe],
+  exports: [WebhookDeliveryQueue, WebhookReadinessProbe],
 })
 export class WebhooksModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SecretCipher } from '../../application/ports/secret-cipher';
-import { DeliveryQuery, WebhookRepository } from '../../application/ports/webhook.repository';
+import { DeliveryQuery, WebhookDeliveryQueue, WebhookRepository } from '../../application/ports/webhook.repository';
 import { ALL_EVENTS, Webhook, WebhookDelivery, WebhookDeliveryStatus } from '../../domain/webhook/webhook';
 import { WebhookRecord } from './records/webhook.records';
 import { TypeOrmTransaction, unwrapRows } from './typeorm-transaction';
@@ -38,7 +38,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
 }
 
 @Injectable()
-export class TypeOrmWebhookRepository implements WebhookRepository {
+export class TypeOrmWebhookRepository implements WebhookRepository, WebhookDeliveryQueue {
   /** Realm → its enabled webhooks' subscriptions, read at most every SUBSCRIPTIONS_TTL_MS. */
   private readonly subscriptions = new Map<string, { readAt: number; list: Promise<Subscription[]> }>();
 

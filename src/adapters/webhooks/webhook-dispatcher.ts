@@ -11,7 +11,7 @@ import { DomainError } from '../../domain/errors';
 import { OutboxPump } from '../lifecycle/outbox-pump';
 import { PrometheusMetrics } from '../metrics/prometheus-metrics';
 import { Lease, LeasedOutbox } from '../persistence/leased-outbox';
-import { TypeOrmWebhookRepository } from '../persistence/typeorm-webhook.repository';
+import { WebhookRepository } from '../../application/ports/webhook.repository';
 import { postWebhook, webhookSignature } from './webhook-sender';
 
 /** Deliveries one instance sends in parallel (to different receivers). */
@@ -53,7 +53,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly webhooks: TypeOrmWebhookRepository,
+    private readonly webhooks: WebhookRepository,
     private readonly policy: WebhookTargetPolicy,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AuditEntry, AuditLog, AuditQuery } from '../../application/ports/audit-log';
 import { Transaction } from '../../application/ports/transaction';
 import { AuditEvent } from '../../domain/audit/audit-event';
-import { TypeOrmWebhookRepository } from '../persistence/typeorm-webhook.repository';
+import { WebhookDeliveryQueue } from '../../application/ports/webhook.repository';
 
 /**
  * Writes, with every audit event, its deliveries to the realm's subscribed webhooks, atomically:
@@ -13,7 +13,7 @@ import { TypeOrmWebhookRepository } from '../persistence/typeorm-webhook.reposit
 export class WebhookNotifyingAuditLog implements AuditLog {
   constructor(
     private readonly inner: AuditLog,
-    private readonly webhooks: TypeOrmWebhookRepository,
+    private readonly webhooks: WebhookDeliveryQueue,
     private readonly tx: Transaction,
   ) {}
 

@@ -8,6 +8,15 @@ export interface DeliveryQuery {
   limit: number;
 }
 
+/**
+ * Where an audit event's deliveries to the realm's subscribed webhooks are queued, in the
+ * caller's batch or transaction, so that an event is never stored without them.
+ */
+export abstract class WebhookDeliveryQueue {
+  /** One delivery of the event to each enabled webhook of its realm subscribed to its type; nothing when none is. */
+  abstract queueDeliveries(event: { id: string; realmId: string; type: string; at: Date }): Promise<void>;
+}
+
 /** Webhooks of a realm and their deliveries. Secrets are stored encrypted. */
 export abstract class WebhookRepository {
   abstract findById(realmId: string, id: string): Promise<Webhook | null>;
