@@ -13,7 +13,7 @@ import { Transaction } from '../../src/application/ports/transaction';
 import { UserRepository } from '../../src/application/ports/user.repository';
 import { WebAuthnRelyingParty } from '../../src/application/ports/webauthn-relying-party';
 import { bearer, login, PASSWORD, signedInUser } from '../support/flows';
-import { code, midStep } from '../support/mfa';
+import { code, midStep, userWithTotp } from '../support/mfa';
 import { addPasskey, AUTH, passkeySignIn } from '../support/passkeys';
 import { SoftAuthenticator } from '../support/soft-authenticator';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -190,6 +190,31 @@ describe('passkey sign-in and account takeover under concurrent requests', () =>
         [squatter.id],
       );
       expect({ confirm: confirmed.status, totpEnabled: enabled.length }).toEqual({ confirm: 401, totpEnabled: 0 });
+    });
+
+    it('does not keep recovery codes the squatter had issued while the takeover ran', async () => {
+      const squatter = await userWithTotp(t);
+      const hasher = t.app.get(PasswordHasher);
+      const realVerify = hasher.verify.bind(hasher);
+      const g = gate();
+      jest.spyOn(hasher, 'verify').mockImplementationOnce(async (password, hash) => {
+        const matched = await realVerify(password, hash);
+        g.reached();
+        await g.opened;
+        return matched;
+      });
+      const pending = t
+        .api()
+        .post(`${AUTH}/mfa/recovery-codes`)
+        .set(...bearer(squatter.accessToken))
+        .send({ password: PASSWORD })
+        .then((r) => r);
+      await g.arrived;
+      await takeOver(squatter.id);
+      g.release();
+      const res = await pending;
+      const codes: unknown[] = await t.dataSource.query(`SELECT 1 FROM recovery_codes WHERE user_id = $1`, [squatter.id]);
+      expect({ status: res.status, codes: codes.length }).toEqual({ status: 401, codes: 0 });
     });
 
     it('does not let a squatter set a new password from a request that passed authentication before the takeover', async () => {
