@@ -560,6 +560,20 @@ describe('admin users', () => {
       ]);
     });
 
+    it('ends a sign-in of the old password that was waiting for its second factor: its mfaToken no longer opens a session', async () => {
+      const user = await userWithTotp(t);
+      // Someone holding the old password (and a recovery code) keeps a sign-in ready for after the reset.
+      const pending = await login(t, user.email, PASSWORD);
+      expect(pending.body.requiresMfa).toBe(true);
+      const res = await api.post(`/users/${user.id}/reset-password`).send({ password: 'a brand new passphrase' });
+      expect(res.status).toBe(200);
+      const verified = await t
+        .api()
+        .post('/api/v1/auth/mfa/verify')
+        .send({ mfaToken: pending.body.mfaToken, type: 'recovery', code: user.recoveryCodes[0] });
+      expect(errorOf(verified)).toEqual([401, 'INVALID_TOKEN']);
+    });
+
     it('without a password emails a reset link: method "email", sessions revoked, password unchanged', async () => {
       const user = await signedInUser(t);
       const res = await api.post(`/users/${user.id}/reset-password`).send({});

@@ -6,11 +6,14 @@
  * the relying party) until the takeover has committed.
  */
 import { AccountTakeover } from '../../src/application/auth/account-takeover';
+import { MfaCredentialRepository } from '../../src/application/ports/mfa-credential.repository';
 import { PasswordHasher } from '../../src/application/ports/password-hasher';
+import { SecretCipher } from '../../src/application/ports/secret-cipher';
 import { Transaction } from '../../src/application/ports/transaction';
 import { UserRepository } from '../../src/application/ports/user.repository';
 import { WebAuthnRelyingParty } from '../../src/application/ports/webauthn-relying-party';
 import { bearer, login, PASSWORD, signedInUser } from '../support/flows';
+import { code, midStep, userWithTotp } from '../support/mfa';
 import { addPasskey, AUTH, passkeySignIn } from '../support/passkeys';
 import { SoftAuthenticator } from '../support/soft-authenticator';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -136,6 +139,82 @@ describe('passkey sign-in and account takeover under concurrent requests', () =>
       // The squatter's passkey must not sign in to the account the victim just claimed.
       const res = await passkeySignIn(t, authenticator);
       expect(res.status).toBe(401);
+    });
+
+    it('does not keep an authenticator app the squatter confirmed while the takeover ran', async () => {
+      const squatter = await signedInUser(t);
+      const setup = () =>
+        t
+          .api()
+          .post(`${AUTH}/mfa/totp/setup`)
+          .set(...bearer(squatter.accessToken))
+          .then((r) => r);
+      const first = await setup();
+      expect(first.status).toBe(200);
+      midStep(t);
+      // One confirmation has checked its code against the pending secret; a second setup is about to store a new one.
+      const cipher = t.app.get(SecretCipher);
+      const realDecrypt = cipher.decrypt.bind(cipher);
+      const checked = gate();
+      jest.spyOn(cipher, 'decrypt').mockImplementationOnce(async (ciphertext, context) => {
+        const secret = await realDecrypt(ciphertext, context);
+        checked.reached();
+        await checked.opened;
+        return secret;
+      });
+      const credentials = t.app.get(MfaCredentialRepository);
+      const realSave = credentials.savePendingTotp.bind(credentials);
+      const storing = gate();
+      jest.spyOn(credentials, 'savePendingTotp').mockImplementationOnce(async (credential) => {
+        storing.reached();
+        await storing.opened;
+        return realSave(credential);
+      });
+      const secondSetup = setup();
+      await storing.arrived;
+      const confirming = t
+        .api()
+        .post(`${AUTH}/mfa/totp/confirm`)
+        .set(...bearer(squatter.accessToken))
+        .send({ code: code(t, first.body.secret) })
+        .then((r) => r);
+      await checked.arrived;
+      await takeOver(squatter.id);
+      storing.release();
+      await secondSetup;
+      checked.release();
+      const confirmed = await confirming;
+      // The account the victim just claimed holds no second factor of the squatter's.
+      const enabled: unknown[] = await t.dataSource.query(
+        `SELECT 1 FROM totp_credentials WHERE user_id = $1 AND confirmed_at IS NOT NULL`,
+        [squatter.id],
+      );
+      expect({ confirm: confirmed.status, totpEnabled: enabled.length }).toEqual({ confirm: 401, totpEnabled: 0 });
+    });
+
+    it('does not keep recovery codes the squatter had issued while the takeover ran', async () => {
+      const squatter = await userWithTotp(t);
+      const hasher = t.app.get(PasswordHasher);
+      const realVerify = hasher.verify.bind(hasher);
+      const g = gate();
+      jest.spyOn(hasher, 'verify').mockImplementationOnce(async (password, hash) => {
+        const matched = await realVerify(password, hash);
+        g.reached();
+        await g.opened;
+        return matched;
+      });
+      const pending = t
+        .api()
+        .post(`${AUTH}/mfa/recovery-codes`)
+        .set(...bearer(squatter.accessToken))
+        .send({ password: PASSWORD })
+        .then((r) => r);
+      await g.arrived;
+      await takeOver(squatter.id);
+      g.release();
+      const res = await pending;
+      const codes: unknown[] = await t.dataSource.query(`SELECT 1 FROM recovery_codes WHERE user_id = $1`, [squatter.id]);
+      expect({ status: res.status, codes: codes.length }).toEqual({ status: 401, codes: 0 });
     });
 
     it('does not let a squatter set a new password from a request that passed authentication before the takeover', async () => {

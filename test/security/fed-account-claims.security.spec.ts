@@ -5,6 +5,7 @@
  * is its issuer's `sub`: the same `sub` at another issuer is someone else. Against a real OpenID
  * provider (oidc-provider, driven through its own pages).
  */
+import { LinkedIdentityRepository } from '../../src/application/ports/linked-identity.repository';
 import { adminApi, lastQueuedMailText } from '../support/admin-flows';
 import { codeFor, verifyCode } from '../support/email-codes';
 import { CLIENT_SECRET, FederationHarness, pkce } from '../support/federation';
@@ -122,6 +123,46 @@ describe('claiming an address: nothing of the squatter’s survives, and identit
 
     const res = await exchange(code, pending.verifier);
     expect([res.status, res.body.error?.code]).toEqual([401, 'INVALID_TOKEN']);
+  });
+
+  it('FED-03: a login code whose identity was checked before the takeover committed opens no session after it', async () => {
+    const squatter = await squat();
+    const pending = await atProvider(squatter.account);
+    const code = (await callback(pending.back)).searchParams.get('code');
+    expect(code).toBeTruthy();
+    // The squatter's exchange has found its identity still linked; it goes on once the owner's claim has committed.
+    const identities = t.app.get(LinkedIdentityRepository);
+    const realFind = identities.findBySubject.bind(identities);
+    let reached!: () => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const opened = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(identities, 'findBySubject').mockImplementationOnce(async (providerId, subject) => {
+      const found = await realFind(providerId, subject);
+      reached();
+      await opened;
+      return found;
+    });
+    try {
+      const exchanged = exchange(code, pending.verifier).then((r) => r);
+      await arrived;
+      const mail = await codeFor(t, squatter.email);
+      expect((await verifyCode(t, { email: squatter.email, code: mail.code })).status).toBe(200);
+      release();
+      const res = await exchanged;
+      const me =
+        res.status === 200
+          ? (
+              await t
+                .api()
+                .get(`${AUTH}/me`)
+                .set(...bearer(res.body.tokens.accessToken))
+            ).status
+          : null;
+      expect({ exchange: res.status, code: res.body.error?.code, me }).toEqual({ exchange: 401, code: 'INVALID_TOKEN', me: null });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('FED-03: a link the squatter started before the takeover links nothing after it', async () => {

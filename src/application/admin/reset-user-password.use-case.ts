@@ -34,7 +34,8 @@ export class ResetUserPasswordUseCase {
 
   /**
    * With a password: sets it (the realm's password policy) and voids pending reset links. Without: queues a
-   * password-reset email. Either way every session of the user is revoked.
+   * password-reset email. Either way every session of the user is revoked, and so is every sign-in
+   * waiting for its second factor.
    * @throws DomainError USER_NOT_FOUND | VALIDATION_FAILED
    */
   async execute(input: ResetUserPasswordInput): Promise<{ method: 'set' | 'email' }> {
@@ -61,6 +62,8 @@ export class ResetUserPasswordUseCase {
         await this.accountEmails.sendPasswordReset(realm, user, now);
       }
       const revoked = await this.sessions.revokeAllForUser(realm.id, user.id, now, 'admin_password_reset');
+      // A sign-in waiting for its second factor is a session about to open: it ends with the others.
+      await this.oneTimeTokens.voidUnused(user.id, 'mfa', now);
       await this.audit.record({
         type: 'user.password_reset',
         realmId: realm.id,

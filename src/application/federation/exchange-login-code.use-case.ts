@@ -52,16 +52,31 @@ export class ExchangeLoginCodeUseCase {
     if (!identity || identity.userId !== payload.userId) throw invalidCode();
     const user = await this.users.findById(realm.id, payload.userId);
     if (!user) throw invalidCode();
-    return this.continuation.continue({
-      realm,
-      user,
-      // Without a fingerprint of its own, the exchange is taken to carry the one sent at start.
-      client: { ...input.client, fingerprint: input.client.fingerprint ?? payload.client?.fingerprint ?? null },
-      amr: ['fed'],
-      method: 'federated',
-      multiFactor: false,
-      details: { provider: payload.provider },
-      dpopJkt,
-    });
+    let unlinked = false;
+    return this.continuation
+      .continue(
+        {
+          realm,
+          user,
+          // Without a fingerprint of its own, the exchange is taken to carry the one sent at start.
+          client: { ...input.client, fingerprint: input.client.fingerprint ?? payload.client?.fingerprint ?? null },
+          amr: ['fed'],
+          method: 'federated',
+          multiFactor: false,
+          details: { provider: payload.provider },
+          dpopJkt,
+          // Decided again on the user's locked row, in the sign-in's transaction: a takeover or an
+          // unlink removes the identity (and ends every session) under the same lock, so a code
+          // checked before it committed opens nothing after it.
+          commit: async () => {
+            await this.users.findByIdForUpdate(realm.id, user.id);
+            const still = await this.identities.findBySubject(token.providerId, payload.subject);
+            unlinked = still?.userId !== user.id;
+            return !unlinked;
+          },
+        },
+        'identity_unlinked',
+      )
+      .catch((error: unknown) => Promise.reject(unlinked ? invalidCode() : error));
   }
 }

@@ -43,6 +43,9 @@ export class ConfirmTotpUseCase {
     if (step === null) throw DomainError.validation('code', 'is not the current code of the new secret');
     const firstFactor = !user.mfaEnabled;
     const recoveryCodes = await this.tx.run(async () => {
+      // Decided on the locked row with the session checked again: a takeover or an MFA reset that
+      // committed meanwhile (and a setup that stored another secret after it) enables nothing.
+      await this.account.lockForChange(actor, now);
       if (!(await this.credentials.confirmTotp(user.id, step, now))) {
         throw new DomainError('INVALID_USER_STATE', 'TOTP is already enabled');
       }

@@ -23,6 +23,9 @@ export class RegenerateRecoveryCodesUseCase {
     await this.account.confirmPassword(user, actor.password, actor, 'mfa.recovery_codes', now);
     if (!user.mfaEnabled) throw new DomainError('INVALID_USER_STATE', 'Recovery codes need MFA to be enabled');
     return this.tx.run(async () => {
+      // Decided on the locked row with the session checked again: a takeover or an MFA reset that
+      // committed since the password was checked leaves no codes behind.
+      await this.account.lockForChange(actor, now);
       const codes = await this.account.issueRecoveryCodes(user.id, now);
       await this.account.record(actor, user, 'mfa.enabled', now, { method: 'recovery_codes', regenerated: true });
       await this.account.notify(actor, user, 'New recovery codes were generated for your account; the previous ones no longer work.');
