@@ -1,4 +1,5 @@
 import { ChangePasswordUseCase } from '../../src/application/auth/change-password.use-case';
+import { UpdateProfileUseCase } from '../../src/application/auth/update-profile.use-case';
 import { LinkIdentityUseCase } from '../../src/application/federation/link-identity.use-case';
 import { RealmDirectory } from '../../src/application/realm/realm-directory';
 import { storedEvents } from '../support/admin-flows';
@@ -205,7 +206,7 @@ describe('FED-06, FED-07: no way back in for a squatter; links bound to their br
     }
   });
 
-  it('FED-06 the locked row decides: a first password or a link whose request was authenticated before the takeover committed changes nothing', async () => {
+  it('FED-06 the locked row decides: a first password, a link or a profile edit whose request was authenticated before the takeover committed changes nothing', async () => {
     // Both writes are called as a request that passed the access-token check just before the
     // takeover would run them: with the session the takeover has ended since.
     const realm = (await t.app.get(RealmDirectory).find('default'))!;
@@ -223,12 +224,26 @@ describe('FED-06, FED-07: no way back in for a squatter; links bound to their br
     await expect(
       t.app.get(LinkIdentityUseCase).execute({ realm, userId, sessionId, code, codeVerifier: verifier, ip: '127.0.0.1' }),
     ).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    // Nor does a profile edit put the squatter's names back on the cleared profile.
+    await expect(
+      t.app.get(UpdateProfileUseCase).execute({
+        realmId: realm.id,
+        userId,
+        sessionId,
+        lifetime: realm.policy.sessionLifetime,
+        changes: { firstName: 'Mallory' },
+        ip: '127.0.0.1',
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
 
     expect((await login(t, email, 'squatter keeps a password 42')).body.error.code).toBe('INVALID_CREDENTIALS');
     const owner = await h.signIn('late');
     expect(owner.body.user.id).toBe(userId);
     expect((await h.identities(owner.body.tokens.accessToken)).map((identity) => identity.subject)).toEqual(['late']);
-    expect((await me(owner.body.tokens.accessToken)).body.user.hasPassword).toBe(false);
+    expect((await me(owner.body.tokens.accessToken)).body.user).toMatchObject({
+      hasPassword: false,
+      profile: { firstName: accounts.late.email.split('@')[0] },
+    });
   });
 
   describe('FED-07 a link is bound to the browser and the user that started it', () => {

@@ -136,11 +136,17 @@ export class AuthController {
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors('VALIDATION_FAILED')
   @Patch('me')
-  async updateMe(@Body() body: UpdateProfileDto, @CurrentPrincipal() principal: Principal, @Req() req: AppRequest) {
+  async updateMe(
+    @Body() body: UpdateProfileDto,
+    @CurrentPrincipal() principal: Principal,
+    @CurrentRealm() realm: Realm,
+    @Req() req: AppRequest,
+  ) {
     const user = await this.updateProfile.execute({
       realmId: principal.realm,
       userId: principal.sub,
       sessionId: principal.sid,
+      lifetime: realm.policy.sessionLifetime,
       changes: body,
       ip: clientIp(req),
     });
