@@ -111,7 +111,8 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('get', `${AUTH}/identities`, 200, 'bearer'),
   route('delete', `${AUTH}/identities/{id}`, 200, 'bearer', ['NOT_FOUND', 'INVALID_USER_STATE']),
   route('get', '/.well-known/jwks.json', 200, 'public'),
-  route('get', '/.well-known/openid-configuration', 200, 'public'),
+  route('get', '/realms/{realmId}/.well-known/openid-configuration', 200, 'public', ['REALM_NOT_FOUND']),
+  route('get', '/.well-known/oauth-authorization-server/realms/{realmId}', 200, 'public', ['REALM_NOT_FOUND']),
   // the admin API
   route('get', `${ADMIN}/users`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/users`, 201, 'bearer', [...ADMIN_ERRORS, 'EMAIL_ALREADY_REGISTERED']),

@@ -128,7 +128,7 @@ describe('npm run dev: watch mode with the development profile', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()) as { iss: string };
-    expect(claims.iss).toBe(`http://localhost:${port}`);
+    expect(claims.iss).toBe(`http://localhost:${port}/realms/default`);
     // The verification email goes to the log, its link on this port.
     const deadline = Date.now() + 10_000;
     while (!output.includes(`http://localhost:${port}/verify-email?token=`) && Date.now() < deadline) await sleep(200);

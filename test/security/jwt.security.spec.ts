@@ -1,7 +1,11 @@
 import { createHmac, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AccessTokens } from '../../src/application/ports/access-tokens';
+import { createPrivateKey } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
+import { AccessTokens, realmIssuer } from '../../src/application/ports/access-tokens';
+import { TypeOrmSigningKeyStore } from '../../src/adapters/persistence/typeorm-signing-key-store';
 import { createTestApp, TestApp } from '../support/test-app';
 import { bearer, login, PASSWORD, signedInUser } from '../support/flows';
 import { mfaToken, userWithTotp } from '../support/mfa';
@@ -135,17 +139,59 @@ describe('JWT — access tokens (SECURITY.md)', () => {
     );
     expect((await me(foreign)).status).toBe(200);
     const { payload } = parts(foreign);
-    const resigned = `${parts(foreign).h}.${b64({ ...payload, iss: 'https://evil.test' })}.${parts(foreign).s}`;
-    expect((await me(resigned)).status).toBe(401);
+    expect(payload.iss).toBe(realmIssuer(t.config.issuer, 'default'));
+    // Genuinely signed by the service's current key, with an issuer that is not the token's realm's:
+    // another realm's, the service's bare address (a token of before realms had issuers), a stranger's.
+    const [current] = await t.app.get(TypeOrmSigningKeyStore).published();
+    const signedAs = (iss: string) =>
+      new SignJWT({ ...payload, iss })
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: current.kid })
+        .sign(createPrivateKey(current.privateKey));
+    for (const iss of [realmIssuer(t.config.issuer, 'other'), t.config.issuer, 'https://evil.test']) {
+      const res = await me(await signedAs(iss));
+      expect([iss, res.status, res.body.error?.code]).toEqual([iss, 401, 'INVALID_TOKEN']);
+    }
+    expect((await me(await signedAs(payload.iss))).status).toBe(200);
+  });
+
+  it('JWT-05 each realm has its own issuer: its discovery document names it (both paths); an unknown realm → 404', async () => {
+    await t.app.get(CreateRealmUseCase).execute({ id: 'jwt-other', name: 'Other', actorId: null, ip: null });
+    for (const realm of ['default', 'jwt-other']) {
+      const issuer = `${t.config.apiUrl}/realms/${realm}`;
+      for (const path of [`/realms/${realm}/.well-known/openid-configuration`, `/.well-known/oauth-authorization-server/realms/${realm}`]) {
+        const res = await t.api().get(path);
+        expect([path, res.status, res.body.issuer, res.body.jwks_uri]).toEqual([
+          path,
+          200,
+          issuer,
+          `${t.config.apiUrl}/.well-known/jwks.json`,
+        ]);
+      }
+    }
+    const other = await signedInUser(t, 'jwt-other');
+    expect(parts(other.accessToken).payload.iss).toBe(`${t.config.apiUrl}/realms/jwt-other`);
+    for (const path of ['/realms/nowhere/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/realms/nowhere']) {
+      const res = await t.api().get(path);
+      expect([res.status, res.body.error.code]).toEqual([404, 'REALM_NOT_FOUND']);
+    }
+    // The document of before realms had issuers is gone.
+    expect((await t.api().get('/.well-known/openid-configuration')).status).toBe(404);
   });
 
   it('JWT-06 verifies with an independent ES256 verifier through the JWKS', async () => {
     const user = await signedInUser(t);
     const jwks = (await t.api().get('/.well-known/jwks.json')).body;
-    expect(verifyWithJwks(user.accessToken, jwks, t.config.issuer, Math.floor(t.clock.now().getTime() / 1000))).toBe(true);
-    expect(verifyWithJwks(user.accessToken.slice(0, -4) + 'AAAA', jwks, t.config.issuer, Math.floor(t.clock.now().getTime() / 1000))).toBe(
-      false,
-    );
+    expect(
+      verifyWithJwks(user.accessToken, jwks, realmIssuer(t.config.issuer, 'default'), Math.floor(t.clock.now().getTime() / 1000)),
+    ).toBe(true);
+    expect(
+      verifyWithJwks(
+        user.accessToken.slice(0, -4) + 'AAAA',
+        jwks,
+        realmIssuer(t.config.issuer, 'default'),
+        Math.floor(t.clock.now().getTime() / 1000),
+      ),
+    ).toBe(false);
   });
 
   it('JWT-07 makes the access token unusable at once after logout and after a password change (admin revoke and suspension: SES-02)', async () => {

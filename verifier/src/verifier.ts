@@ -30,12 +30,17 @@ export const DPOP_ALGS = `algs="${PROOF_ALGORITHMS.join(' ')}"`;
 
 export interface AccessTokenVerifierOptions {
   /**
-   * The service's issuer (its `JWT_ISSUER`, by default its `API_URL`), e.g. `https://id.example.com`:
-   * the `iss` every token must carry, and where the discovery document is.
+   * The realm's issuer, `{JWT_ISSUER}/realms/{realmId}` (`JWT_ISSUER` being by default the
+   * service's `API_URL`), e.g. `https://id.example.com/realms/acme`: the `iss` every token must
+   * carry, and where the discovery document is (`<issuer>/.well-known/openid-configuration`).
    */
   issuer: string;
-  /** The realm id(s) whose tokens this backend accepts (the `realm` claim). */
-  realm: string | readonly string[];
+  /**
+   * The realm whose tokens this backend accepts (the `realm` claim). Default: the realm the
+   * issuer names. Each realm has its own issuer: a backend serving several realms makes a
+   * verifier for each.
+   */
+  realm?: string;
   /**
    * Where the public keys are. Default: the `jwks_uri` of the issuer's discovery document
    * (`<issuer>/.well-known/openid-configuration`), read once.
@@ -152,7 +157,7 @@ export interface AccessTokenVerifier {
  * that is not in the cache (a rotation), at most once per cooldown.
  *
  * A token is accepted when: it is a JWS with header `typ` at+jwt and alg ES256, signed by a key
- * of the JWKS; `iss` is the issuer; `realm` is one of the realms; `exp` is in the future (within
+ * of the JWKS; `iss` is the issuer; `realm` is the issuer's realm; `exp` is in the future (within
  * the clock tolerance); `sub`, `sid` are strings. A token with `cnf.jkt` is bound to a DPoP key:
  * it must come with the DPoP scheme and a proof (RFC 9449 §4.3) — header `typ` dpop+jwt, alg ES256
  * or EdDSA, a public `jwk` whose thumbprint is `cnf.jkt` and whose signature verifies; `htm` the
@@ -162,9 +167,11 @@ export interface AccessTokenVerifier {
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): AccessTokenVerifier {
   const issuer = options.issuer;
-  const realms = new Set(typeof options.realm === 'string' ? [options.realm] : options.realm);
   if (!issuer) throw new TypeError('issuer is required');
-  if (realms.size === 0) throw new TypeError('realm is required');
+  const named = /\/realms\/([a-z0-9][a-z0-9-]{0,62})\/?$/.exec(issuer)?.[1];
+  const configured = options.realm ?? named;
+  if (!configured) throw new TypeError('issuer must be a realm’s issuer, …/realms/<realm id> (or give realm)');
+  const realm: string = configured;
   const keys = issuerKeys(options);
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const proofMaxAge = options.proofMaxAgeSeconds ?? 60;
@@ -187,9 +194,8 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       if (error instanceof KeysUnavailableError) throw error;
       throw new AccessTokenError('invalid_token', describe(error), scheme);
     }
-    const { sub, realm, sid, roles, amr, jti, iat, exp, cnf, app_metadata } = payload as JWTPayload & Record<string, unknown>;
-    if (typeof realm !== 'string' || !realms.has(realm))
-      throw new AccessTokenError('invalid_token', 'The token is for another realm', scheme);
+    const { sub, realm: claimedRealm, sid, roles, amr, jti, iat, exp, cnf, app_metadata } = payload as JWTPayload & Record<string, unknown>;
+    if (claimedRealm !== realm) throw new AccessTokenError('invalid_token', 'The token is for another realm', scheme);
     if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') {
       throw new AccessTokenError('invalid_token', 'The token lacks its subject or session', scheme);
     }

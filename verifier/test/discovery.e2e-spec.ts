@@ -33,6 +33,8 @@ async function closedPort(): Promise<string> {
 
 describe('resource server configured with the issuer alone, frontend on another origin', () => {
   let t: TestApp;
+  /** The service's address (API_URL), and the default realm's issuer there. */
+  let apiUrl: string;
   let issuer: string;
   let frontend: { server: Server; url: string };
   let user: Awaited<ReturnType<typeof signedInUser>>;
@@ -44,8 +46,9 @@ describe('resource server configured with the issuer alone, frontend on another 
       res.end('<!doctype html><title>App</title><div id="root"></div>');
     });
     const port = (await closedPort()).split(':').pop() as string;
-    issuer = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { API_URL: issuer, PUBLIC_URL: frontend.url, CORS_ORIGINS: frontend.url } });
+    apiUrl = `http://127.0.0.1:${port}`;
+    issuer = `${apiUrl}/realms/default`;
+    t = await createTestApp({ env: { API_URL: apiUrl, PUBLIC_URL: frontend.url, CORS_ORIGINS: frontend.url } });
     await t.app.listen(Number(port), '127.0.0.1');
     user = await signedInUser(t);
   });
@@ -54,16 +57,16 @@ describe('resource server configured with the issuer alone, frontend on another 
     await close(frontend.server);
   });
 
-  it('issues tokens whose iss is API_URL, publishes the discovery document there, and still links emails to the frontend', async () => {
+  it('issues tokens whose iss is the realm’s issuer under API_URL, publishes its discovery document there, and still links emails to the frontend', async () => {
     const [, payload] = user.accessToken.split('.');
     expect(JSON.parse(Buffer.from(payload, 'base64url').toString()).iss).toBe(issuer);
 
-    const res = await t.api().get('/.well-known/openid-configuration');
+    const res = await t.api().get('/realms/default/.well-known/openid-configuration');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/json/);
     expect(res.body).toMatchObject({
       issuer,
-      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      jwks_uri: `${apiUrl}/.well-known/jwks.json`,
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
     });
 
@@ -99,7 +102,7 @@ describe('resource server configured with the issuer alone, frontend on another 
     const servers: Server[] = [];
 
     async function resourceServer(options: Partial<AccessTokenVerifierOptions>): Promise<string> {
-      const verifier = createAccessTokenVerifier({ issuer, realm: 'default', logger, fetchTimeoutMs: 300, ...options });
+      const verifier = createAccessTokenVerifier({ issuer, logger, fetchTimeoutMs: 300, ...options });
       const api = express();
       api.get('/orders', requireAccessToken(verifier), (req, res) => {
         res.json({ user: (req as { accessToken?: { sub: string } }).accessToken?.sub });
@@ -129,7 +132,7 @@ describe('resource server configured with the issuer alone, frontend on another 
     });
 
     it('answers 503 with Retry-After and logs why when the issuer is the frontend (its HTML is no discovery document)', async () => {
-      const rs = await resourceServer({ issuer: frontend.url });
+      const rs = await resourceServer({ issuer: `${frontend.url}/realms/default` });
       const res = await getOrders(rs);
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
@@ -147,7 +150,7 @@ describe('resource server configured with the issuer alone, frontend on another 
       });
       const impostor = await listen((_req, res) => {
         res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ issuer: 'https://elsewhere.example', jwks_uri: `${issuer}/.well-known/jwks.json` }));
+        res.end(JSON.stringify({ issuer: 'https://elsewhere.example', jwks_uri: `${apiUrl}/.well-known/jwks.json` }));
       });
       servers.push(slow.server, missing.server, impostor.server);
       const cases: [string, RegExp][] = [
@@ -158,10 +161,10 @@ describe('resource server configured with the issuer alone, frontend on another 
       ];
       for (const [candidate, why] of cases) {
         warnings.length = 0;
-        const res = await getOrders(await resourceServer({ issuer: candidate }));
+        const res = await getOrders(await resourceServer({ issuer: `${candidate}/realms/default` }));
         expect({ candidate, status: res.status }).toEqual({ candidate, status: 503 });
         expect(warnings).toEqual([expect.stringMatching(why)]);
-        expect(warnings[0]).toContain(`cannot get the keys of ${candidate}, answering 503`);
+        expect(warnings[0]).toContain(`cannot get the keys of ${candidate}/realms/default, answering 503`);
       }
       slow.server.closeAllConnections();
     });
@@ -184,7 +187,7 @@ describe('resource server configured with the issuer alone, frontend on another 
     });
 
     it('throws KeysUnavailableError from verify() itself, for frameworks other than Express', async () => {
-      const verifier = createAccessTokenVerifier({ issuer: frontend.url, realm: 'default', logger });
+      const verifier = createAccessTokenVerifier({ issuer: `${frontend.url}/realms/default`, logger });
       const attempt = verifier.verify({ authorization: `Bearer ${user.accessToken}`, method: 'GET', url: 'http://api.example/orders' });
       await expect(attempt).rejects.toBeInstanceOf(KeysUnavailableError);
       await expect(attempt).rejects.toMatchObject({ status: 503 });

@@ -44,7 +44,7 @@ function docExample(issuer: string): (load: NodeJS.Require) => Server {
   let code = block[1];
   code = replaceOnce(code, "import express from 'express';", "const express = require('express');");
   code = replaceOnce(code, /import \{([^}]+)\} from '@identity-service\/verifier';/g, "const {$1} = require('../src/index');");
-  code = replaceOnce(code, "'https://id.example.com'", JSON.stringify(issuer));
+  code = replaceOnce(code, "'https://id.example.com/realms/default'", JSON.stringify(issuer));
   code = replaceOnce(code, 'app.listen(4000);', "return app.listen(0, '127.0.0.1');");
   return new Function('require', code) as (load: NodeJS.Require) => Server;
 }
@@ -70,10 +70,10 @@ describe('roles and app metadata through the verifier', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    issuer = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ env: { ...ADMIN_ENV, API_URL: issuer } });
+    issuer = `http://127.0.0.1:${port}/realms/default`;
+    t = await createTestApp({ env: { ...ADMIN_ENV, API_URL: `http://127.0.0.1:${port}` } });
     await t.app.listen(port, '127.0.0.1');
-    verifier = createAccessTokenVerifier({ issuer, realm: 'default' });
+    verifier = createAccessTokenVerifier({ issuer });
     const root = await superAdmin(t);
     admin = adminApi(t, root.accessToken, 'default');
     expect((await admin.post('/roles').send({ name: 'teacher' })).status).toBe(201);

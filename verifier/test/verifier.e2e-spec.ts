@@ -14,6 +14,8 @@ import { createAccessTokenVerifier, requireAccessToken, type AccessTokenVerifier
  */
 
 const ISSUER = 'https://id.example.test';
+/** The realm's issuer: the `iss` of its tokens. */
+const REALM_ISSUER = `${ISSUER}/realms/default`;
 
 interface Key {
   privateKey: CryptoKey;
@@ -44,8 +46,7 @@ describe('resource-server verifier', () => {
   };
   const verifierWith = (options: Partial<AccessTokenVerifierOptions> = {}) =>
     createAccessTokenVerifier({
-      issuer: ISSUER,
-      realm: 'default',
+      issuer: REALM_ISSUER,
       jwksUri: `${serviceUrl}/.well-known/jwks.json`,
       jwksCooldownMs: 0,
       now: () => t.clock.now(),
@@ -151,16 +152,19 @@ describe('resource-server verifier', () => {
     it('refuses a token from another issuer, and one signed by a key the JWKS does not hold (fetching the keys again first)', async () => {
       const user = await signedInUser(t);
       const request = { authorization: `Bearer ${user.accessToken}`, method: 'GET', url: `${rsUrl}/orders` };
-      await expect(verifierWith({ issuer: 'https://other.example.test' }).verify(request)).rejects.toMatchObject({
-        code: 'invalid_token',
-        message: 'The token is from another issuer',
-      });
+      // Another service's realm of the same name, and another realm of this service.
+      for (const issuer of ['https://other.example.test/realms/default', `${ISSUER}/realms/tenant-a`]) {
+        await expect(verifierWith({ issuer }).verify(request)).rejects.toMatchObject({
+          code: 'invalid_token',
+          message: 'The token is from another issuer',
+        });
+      }
 
       // Same claims, same header, but signed by someone else's key under a kid of their own.
       const outsider = await generateKeyPair('ES256');
       const forged = await new SignJWT({ realm: 'default', sid: randomUUID(), roles: ['admin'], amr: ['pwd'], jti: randomUUID() })
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: randomUUID() })
-        .setIssuer(ISSUER)
+        .setIssuer(REALM_ISSUER)
         .setSubject(user.id)
         .setIssuedAt(now())
         .setExpirationTime(now() + 600)
@@ -172,7 +176,7 @@ describe('resource-server verifier', () => {
       // The service's own kid, someone else's signature.
       const stolenKid = await new SignJWT({ realm: 'default', sid: randomUUID() })
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: decodeProtectedHeader(user.accessToken).kid as string })
-        .setIssuer(ISSUER)
+        .setIssuer(REALM_ISSUER)
         .setSubject(user.id)
         .setExpirationTime(now() + 600)
         .sign(outsider.privateKey);
@@ -182,7 +186,7 @@ describe('resource-server verifier', () => {
     it('refuses a token of another realm', async () => {
       const user = await signedInUser(t);
       await expect(
-        verifierWith({ realm: ['tenant-a', 'tenant-b'] }).verify({
+        verifierWith({ realm: 'tenant-a' }).verify({
           authorization: `Bearer ${user.accessToken}`,
           method: 'GET',
           url: `${rsUrl}/x`,

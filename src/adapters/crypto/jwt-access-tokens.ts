@@ -2,7 +2,13 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, rand
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { LRUCache } from 'lru-cache';
-import { ACCESS_TOKEN_ALGORITHM, AccessTokenClaims, AccessTokens, VerifiedAccessToken } from '../../application/ports/access-tokens';
+import {
+  ACCESS_TOKEN_ALGORITHM,
+  AccessTokenClaims,
+  AccessTokens,
+  realmIssuer,
+  VerifiedAccessToken,
+} from '../../application/ports/access-tokens';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../domain/errors';
 import { TypeOrmSigningKeyStore, StoredSigningKey } from '../persistence/typeorm-signing-key-store';
@@ -60,7 +66,7 @@ export class JwtAccessTokens implements AccessTokens {
     if (!key) throw new Error('No current signing key');
     const iat = Math.floor(now.getTime() / 1000);
     return this.jwt.signAsync(
-      { iss: this.config.issuer, ...claims, iat, exp: iat + ttlSeconds, jti: randomUUID() },
+      { iss: realmIssuer(this.config.issuer, claims.realm), ...claims, iat, exp: iat + ttlSeconds, jti: randomUUID() },
       { privateKey: key.privateKey as unknown as string, algorithm: ALGORITHM, header: { alg: ALGORITHM, typ: TOKEN_TYPE, kid: key.kid } },
     );
   }
@@ -86,21 +92,21 @@ export class JwtAccessTokens implements AccessTokens {
     let payload: Record<string, unknown>;
     try {
       // The library checks the signature (ES256 only, so never `none` or an HMAC keyed with the
-      // public key) before any claim, then nbf, exp and iss.
+      // public key) before any claim, then nbf and exp; `iss` must be the realm's own, below.
       payload = await this.jwt.verifyAsync(token, {
         publicKey: key.publicKey as unknown as string,
         algorithms: [ALGORITHM],
-        issuer: this.config.issuer,
         clockTimestamp: Math.floor(now.getTime() / 1000),
       });
     } catch (error) {
       if ((error as Error).name === 'TokenExpiredError') throw new DomainError('TOKEN_EXPIRED', 'The access token has expired');
       throw invalid();
     }
-    const { sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload;
+    const { iss, sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload;
     if (
       typeof sub !== 'string' ||
       typeof realm !== 'string' ||
+      iss !== realmIssuer(this.config.issuer, realm) ||
       typeof sid !== 'string' ||
       typeof jti !== 'string' ||
       typeof iat !== 'number' ||

@@ -1,6 +1,14 @@
 /** The signature algorithm of access tokens (also named by the discovery document). */
 export const ACCESS_TOKEN_ALGORITHM = 'ES256';
 
+/**
+ * A realm's issuer: the `iss` of every token the realm issues, `{JWT_ISSUER}/realms/{realmId}`.
+ * A resource server configured with one realm's issuer never accepts another realm's token.
+ */
+export function realmIssuer(baseIssuer: string, realmId: string): string {
+  return `${baseIssuer.replace(/\/+$/, '')}/realms/${realmId}`;
+}
+
 export interface AccessTokenClaims {
   sub: string;
   realm: string;

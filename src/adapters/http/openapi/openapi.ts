@@ -193,8 +193,9 @@ device-fingerprint hijack detection.
   codes each operation can answer are listed under its error responses, one example per code.
 * \`X-Realm-Id\` selects the realm: optional on \`/api/v1/auth/*\` (default \`default\`), required on
   \`/v1/admin/*\`.
-* Access tokens are ES256 JWTs (15 minutes) whose \`iss\` is the service's own address; a resource server
-  given that issuer finds the keys through \`/.well-known/openid-configuration\` (\`jwks_uri\`); refresh tokens
+* Access tokens are ES256 JWTs (15 minutes) whose \`iss\` is their realm's issuer, \`{JWT_ISSUER}/realms/{realmId}\`
+  (\`JWT_ISSUER\` by default the service's own address); a resource server given that issuer finds the keys
+  through \`{issuer}/.well-known/openid-configuration\` (\`jwks_uri\`); refresh tokens
   are opaque and single use (a second use within 10 s returns the same successor).
 * Rate limits answer 429 \`RATE_LIMITED\` with \`Retry-After\`.`;
 

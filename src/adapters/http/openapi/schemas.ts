@@ -383,7 +383,10 @@ export class JwksResponse {
 }
 
 export class DiscoveryResponse {
-  @ApiProperty({ example: 'https://id.example.com', description: 'The `iss` of every access token (`JWT_ISSUER`, by default `API_URL`)' })
+  @ApiProperty({
+    example: 'https://id.example.com/realms/acme',
+    description: 'The realm’s issuer, the `iss` of its tokens: `{JWT_ISSUER}/realms/{realmId}` (`JWT_ISSUER` by default `API_URL`)',
+  })
   issuer: string;
   @ApiProperty({ example: 'https://id.example.com/.well-known/jwks.json', description: 'Where the public keys are' })
   jwks_uri: string;
