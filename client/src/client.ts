@@ -7,6 +7,7 @@ import type {
   AuthSnapshot,
   AuthUser,
   ClientEvents,
+  EmailVerification,
   IdentityProvider,
   LinkedIdentity,
   MfaMethod,
@@ -90,6 +91,10 @@ type PasskeyFlow = ReturnType<typeof import('./passkeys.js').passkeySignIn<SignI
 const SETTLE_MS = 50;
 /** How long a new tab waits for another tab to hand it the current access token. */
 const HELLO_MS = 100;
+/** A kept access token is reused on a page load only with at least this long left (and 10 % of its life). */
+const KEEP_MIN_MS = 5_000;
+/** The longest wait between two tries of a restore the service could not answer (no `Retry-After`). */
+const RESTORE_BACKOFF_MAX_S = 60;
 const AUTH = '/api/v1/auth';
 const LOADING: AuthSnapshot = Object.freeze({ status: 'loading' });
 /** How long the code verifier of an emailed sign-in link, or of a sign-in at an identity provider, is kept (both live 10 minutes). */
@@ -175,6 +180,62 @@ function sessionHint(base: string, realm: string) {
   };
 }
 
+/**
+ * The site of a URL as browsers see it for SameSite cookies: the scheme and the registrable
+ * domain. Without the public suffix list this takes the last two labels of a name (an IP address
+ * or `localhost` is its own site): two hosts under one multi-label suffix (`a.co.uk`, `b.co.uk`)
+ * count as one site, so a warning may be missed, never given wrongly for `app.example.com` and
+ * `id.example.com`.
+ */
+function siteOf(url: string): string {
+  const { protocol, hostname } = new URL(url, location.href);
+  const literal = /^[\d.]+$/.test(hostname) || hostname.includes(':') || hostname.startsWith('[');
+  const labels = hostname.split('.');
+  return `${protocol}//${literal || labels.length <= 2 ? hostname : labels.slice(-2).join('.')}`;
+}
+
+type Kept = { token: string; expiresAt: number; user: AuthUser | null; offset: number };
+
+/**
+ * This tab's copy of its current access token, in sessionStorage: a reload of the tab takes it
+ * back into use instead of rotating the refresh token (the service allows 10 rotations a minute
+ * per user; a page load must not spend them). Only the access token is kept — it lives minutes
+ * and, in a DPoP session, is useless without the key — never the refresh token.
+ */
+function tabKeep(base: string, realm: string) {
+  const name = `identity:${base}:${realm}:access`;
+  const store = (): Storage | null => {
+    try {
+      return globalThis.sessionStorage ?? null;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    read(): Kept | null {
+      try {
+        return JSON.parse(store()?.getItem(name) ?? 'null') as Kept | null;
+      } catch {
+        return null;
+      }
+    },
+    write(kept: Kept): void {
+      try {
+        store()?.setItem(name, JSON.stringify(kept));
+      } catch {
+        // storage full or blocked: the next load rotates instead
+      }
+    },
+    clear(): void {
+      try {
+        store()?.removeItem(name);
+      } catch {
+        // blocked: nothing was kept
+      }
+    },
+  };
+}
+
 /** Creates the client of one realm. Safe to call during server-side rendering: no network until used. */
 export function createIdentityClient(options: IdentityClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -205,11 +266,37 @@ export function createIdentityClient(options: IdentityClientOptions) {
 
   const tabs = coordinator(`identity:${base}:${realm}`, cookie || !!storage?.shared, receive);
   const hint = cookie && inBrowser ? sessionHint(base, realm) : null;
+  const keep = inBrowser ? tabKeep(base, realm) : null;
+  /** True while the access token in use is one a reload took back from {@link keep}, not yet confirmed by the service. */
+  let fromKeep = false;
+  let restoreTimer: ReturnType<typeof setTimeout> | undefined;
+  let restoreTries = 0;
+  /** Pending passkey autofill requests: a sign-in of another kind, or another ceremony, stops them first. */
+  const autofills = new Set<{ stop(): Promise<void> }>();
+  const quietAutofill = () => Promise.all([...autofills].map((request) => request.stop())).then(() => undefined);
+
+  if (cookie && inBrowser) {
+    try {
+      if (siteOf(base) !== siteOf(location.href)) {
+        console.warn(
+          `identity client: this page (${location.origin}) and the service (${new URL(base, location.href).origin}) are different sites. ` +
+            'The browser drops the SameSite=Strict refresh cookie the service sets for a cross-site request, so the session would not ' +
+            "survive a reload. Serve the page and the service from one site (e.g. both on localhost, or app.example.com and id.example.com), or use a TokenStorage transport instead of 'cookie'.",
+        );
+      }
+    } catch {
+      // an unparseable baseUrl fails at the first request
+    }
+  }
 
   // ---- state ----
 
   function setSnapshot(next: AuthSnapshot): void {
     snapshot = next;
+    if (next.status !== 'loading') {
+      clearTimeout(restoreTimer);
+      decided();
+    }
     subscribers.forEach((notify) => notify());
   }
 
@@ -224,7 +311,11 @@ export function createIdentityClient(options: IdentityClientOptions) {
     if (from) user = from;
     else if (previous !== claims.sid) user = null;
     access = { token, expiresAt };
+    fromKeep = false;
     pending = null;
+    keep?.write({ token, expiresAt, user, offset: clockOffset });
+    // Signed in (here or in another tab): a passkey offered in autofill would sign in again.
+    void quietAutofill();
     setSnapshot({
       status: 'signed-in',
       user,
@@ -257,6 +348,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
     clearTimeout(timer);
     const was = snapshot.status;
     hint?.set(false);
+    keep?.clear();
     access = null;
     pending = null;
     user = null;
@@ -267,6 +359,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
 
   function stepUp(next: Pending, announce: boolean): void {
     clearTimeout(timer);
+    keep?.clear();
     access = null;
     pending = next;
     setSnapshot({ status: 'mfa-required', reason: next.reason, methods: next.methods, sessionId: next.sessionId });
@@ -437,7 +530,9 @@ export function createIdentityClient(options: IdentityClientOptions) {
     try {
       return await call(method, path, body, false, token);
     } catch (error) {
-      if ((error as IdentityError).code !== 'TOKEN_EXPIRED') throw error;
+      const code = (error as IdentityError).code;
+      // A token taken back after a reload may belong to a session that ended meanwhile: the refresh tells.
+      if (code !== 'TOKEN_EXPIRED' && !(code === 'INVALID_TOKEN' && fromKeep && access?.token === token)) throw error;
       return call(method, path, body, false, await renewed(token));
     }
   }
@@ -484,6 +579,22 @@ export function createIdentityClient(options: IdentityClientOptions) {
   async function restore(): Promise<void> {
     const wanted = options.restore ?? (!cookie || inBrowser);
     if (!wanted || (storage && !(await storage.get(key))) || hint?.absent()) return signedOut(null, false);
+    // A reload of this tab: its access token, while it has a while to live, is taken back without a request.
+    const kept = keep?.read();
+    if (kept && typeof kept.token === 'string') {
+      try {
+        const { iat, exp } = claimsOf(kept.token);
+        const left = kept.expiresAt - Date.now();
+        if (left > Math.max(KEEP_MIN_MS, (exp - iat) * 100)) {
+          clockOffset = kept.offset ?? 0;
+          adopt(kept.token, kept.expiresAt, kept.user ?? null);
+          fromKeep = true;
+          return;
+        }
+      } catch {
+        // not a token: rotate
+      }
+    }
     if (cookie || storage?.shared) {
       // Another tab may hold a current access token: ask before rotating.
       await new Promise<void>((resolve) => {
@@ -494,19 +605,44 @@ export function createIdentityClient(options: IdentityClientOptions) {
       helloReply = null;
       if (snapshot.status !== 'loading') return;
     }
+    await tryRestore();
+  }
+
+  /**
+   * One try at rotating the previous session's refresh token. When the service cannot answer now
+   * (rate limited, unreachable, failing) nothing is known about the session: the state stays
+   * `loading` (with `retryAt`) and the client tries again after `Retry-After` (without one, after
+   * 2, 4, 8 … up to 60 s). Only a refusal of the token signs out.
+   */
+  async function tryRestore(): Promise<void> {
     try {
       await refresh(null);
-    } catch {
-      // not reachable: the session may still be fine; callers retry through refresh
+    } catch (error) {
+      const { code, status, retryAfter } = error as IdentityError;
+      if (snapshot.status === 'loading' && (code === 'RATE_LIMITED' || code === 'NETWORK_ERROR' || status >= 500)) {
+        restoreTries += 1;
+        const seconds = retryAfter ?? Math.min(RESTORE_BACKOFF_MAX_S, 2 ** restoreTries);
+        setSnapshot({ status: 'loading', retryAt: Date.now() + seconds * 1000 });
+        restoreTimer = setTimeout(() => {
+          if (snapshot.status === 'loading') void tryRestore();
+        }, seconds * 1000);
+        return;
+      }
     }
     if (snapshot.status === 'loading') signedOut(null, false);
   }
 
-  const ready: Promise<void> = Promise.resolve().then(restore);
+  let decided!: () => void;
+  /** Resolves once the previous session's state is known (restored, or none): never while the service cannot be asked. */
+  const ready = new Promise<void>((resolve) => (decided = resolve));
+  /** Resolves after the first try at restoring: a sign-in may start then, even while a restore waits to try again. */
+  const started: Promise<void> = Promise.resolve().then(restore);
 
   // ---- API ----
 
   async function loginStep(path: string, body: Json): Promise<SignInResult> {
+    // Another way of signing in than the autofill's own: the autofill request stops first.
+    if (path !== '/passkeys/verify') await quietAutofill();
     const sentAt = Date.now();
     const answer = await call('POST', path, { ...body, deviceFingerprint: await fingerprint() }, true);
     const from = answer.user as AuthUser;
@@ -520,6 +656,8 @@ export function createIdentityClient(options: IdentityClientOptions) {
   }
 
   async function webauthnResponse(run: (browser: WebAuthnBrowser, optionsJSON: never) => Promise<unknown>, optionsJSON: Json) {
+    // A browser runs one WebAuthn request at a time: a pending autofill request ends before this one starts.
+    await quietAutofill();
     try {
       return await run(await loadWebauthn(), optionsJSON as never);
     } catch (cause) {
@@ -600,10 +738,14 @@ export function createIdentityClient(options: IdentityClientOptions) {
      * that whoever owns the mailbox did not create the account (it is then taken over: its password,
      * second factors, linked accounts and sessions removed; the owner signs in with an email code or
      * a password reset). Ask the user before calling it: a page that calls it as it loads lets a mail
-     * scanner answer for them. Resolves when done.
+     * scanner answer for them. Resolves to `{ kind: 'verified' }` (the address is confirmed) or
+     * `{ kind: 'disowned' }` (with `notMe`: the account was taken over for the mailbox's owner);
+     * a used or unknown token throws `INVALID_VERIFICATION_TOKEN`.
      */
-    verifyEmail: (token: string, options: { notMe?: boolean } = {}): Promise<void> =>
-      call('POST', '/verify-email', options.notMe ? { token, notMe: true } : { token }).then(() => undefined),
+    verifyEmail: (token: string, options: { notMe?: boolean } = {}): Promise<EmailVerification> =>
+      call('POST', '/verify-email', options.notMe ? { token, notMe: true } : { token }).then((): EmailVerification => ({
+        kind: options.notMe ? 'disowned' : 'verified',
+      })),
     /** Sends the verification email again (answers the same whether or not the address is known). */
     resendVerification: (email: string) => call('POST', '/verify-email/resend', { email }).then(() => undefined),
     /** Emails a password reset link (answers the same whether or not the address is known). */
@@ -613,7 +755,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
 
     /** Signs in; when the user has a second factor, the result asks for {@link verifyMfa}. */
     async signIn(input: { email: string; password: string }): Promise<SignInResult> {
-      await ready;
+      await started;
       return loginStep('/login', input);
     },
 
@@ -649,23 +791,38 @@ export function createIdentityClient(options: IdentityClientOptions) {
        * Offers the user's passkeys in the browser's autofill of an `<input autocomplete="username webauthn">`
        * (`mediation: "conditional"`); `result` settles with the sign-in when one is picked, or null
        * once stopped or where the browser has no passkey autofill. The request renews its challenge
-       * before it expires, so a page may stay open; call `stop()` when leaving the page.
+       * before it expires, so a page may stay open; call `stop()` when leaving the page (it resolves
+       * once the browser's request has ended).
+       *
+       * It starts only once the previous session's state is known and nobody is signed in: not while
+       * a restore waits to try again, never over a session. A sign-in of any other kind (password,
+       * emailed code, identity provider), a passkey or security key registration, a second-factor
+       * ceremony, and a sign-in in another tab stop it first — the result is then null.
        */
-      autofill(): { result: Promise<SignInResult | null>; stop(): void } {
-        let stop: (() => void) | null = null;
+      autofill(): { result: Promise<SignInResult | null>; stop(): Promise<void> } {
+        let request: { stop(): Promise<void> } | null = null;
         let stopped = false;
+        const entry = {
+          stop: async () => {
+            stopped = true;
+            await request?.stop();
+          },
+        };
+        autofills.add(entry);
         const result = ceremony(
-          ready.then(passkeys).then((flow) => {
-            if (stopped) return null;
-            const request = flow.autofill();
-            stop = request.stop;
-            return request.result;
-          }),
-        );
-        return { result, stop: () => ((stopped = true), stop?.()) };
+          ready
+            .then(() => (stopped || snapshot.status !== 'signed-out' ? null : passkeys()))
+            .then((flow) => {
+              if (!flow || stopped) return null;
+              const started = flow.autofill();
+              request = started;
+              return started.result;
+            }),
+        ).finally(() => autofills.delete(entry));
+        return { result, stop: entry.stop };
       },
       /** Signs in with a passkey from a button: the autofill request, if any, is aborted first (one request at a time). */
-      signIn: (): Promise<SignInResult> => ceremony(ready.then(passkeys).then((flow) => flow.modal())),
+      signIn: (): Promise<SignInResult> => ceremony(started.then(passkeys).then((flow) => flow.modal())),
       /** Registers a passkey (discoverable, user-verified) for the signed-in user: it signs in without a password. */
       register: (input: { name?: string } = {}) => client.mfa.addSecurityKey({ ...input, passkey: true }),
     },
@@ -687,7 +844,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
       },
       /** Signs in with the emailed code. */
       async verify(email: string, code: string): Promise<SignInResult> {
-        await ready;
+        await started;
         return loginStep('/email-code/verify', { email, code });
       },
       /**
@@ -706,7 +863,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
           );
         }
         localStorage.removeItem(linkKey);
-        await ready;
+        await started;
         return loginStep('/email-code/verify', { token, codeVerifier: kept.codeVerifier });
       },
     },
@@ -755,7 +912,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
               : 'This sign-in was not started in this browser tab, or too long ago: start it again',
           );
         }
-        await ready;
+        await started;
         if (linkCode) {
           const answer = await authed('POST', '/federation/link', { code: linkCode, codeVerifier: kept.codeVerifier });
           const identity = answer.identity as LinkedIdentity;
@@ -769,15 +926,39 @@ export function createIdentityClient(options: IdentityClientOptions) {
       unlink: (id: string) => authed('DELETE', `/identities/${encodeURIComponent(id)}`).then(() => undefined),
     },
 
-    /** Ends the session on the service and in every tab. Never throws: the local session ends regardless. */
+    /**
+     * Ends the session on the service and in every tab. Never throws: the local session ends
+     * regardless. Signed out already (or halfway through a sign-in's second step, before any
+     * session exists), nothing is sent.
+     */
     async signOut(): Promise<void> {
-      await ready;
+      await started;
       const refreshToken = storage ? await storage.get(key) : undefined;
-      if (cookie || refreshToken) {
+      const session =
+        snapshot.status === 'signed-in' ||
+        snapshot.status === 'loading' ||
+        (snapshot.status === 'mfa-required' && snapshot.reason === 'step-up');
+      if (session && (cookie || refreshToken)) {
         await call('POST', '/logout', cookie ? {} : { refreshToken }, true).catch(() => undefined);
       }
       await storage?.remove(key);
       signedOut('signed-out', true);
+    },
+
+    /**
+     * Renews the access token now (one rotation of the refresh token, shared with the other tabs),
+     * so that roles and app metadata an administrator changed show in the snapshot at once.
+     * Resolves to the new signed-in snapshot; throws `NOT_SIGNED_IN` when there is no session (or it
+     * ended, or a second factor is now asked for), or the service's error (`RATE_LIMITED` …).
+     */
+    async refresh(): Promise<Extract<AuthSnapshot, { status: 'signed-in' }>> {
+      await ready;
+      if (snapshot.status !== 'signed-in') throw new IdentityError('NOT_SIGNED_IN', 'Not signed in');
+      const token = await refresh(access?.token ?? null);
+      const now = snapshot as AuthSnapshot;
+      if (!token || now.status !== 'signed-in')
+        throw new IdentityError('NOT_SIGNED_IN', now.status === 'mfa-required' ? 'A second factor is required' : 'Not signed in');
+      return now;
     },
 
     /** A current access token (renewed first when it is about to expire), or null when signed out. */

@@ -34,8 +34,8 @@ export interface PasskeyDeps<R> {
 export interface PasskeyAutofill<R> {
   /** Settles with the sign-in once the user picks a passkey from autofill; null once stopped, or where autofill is not offered. */
   readonly result: Promise<R | null>;
-  /** Aborts the pending request (a button is about to start another, or the page moves on). */
-  stop(): void;
+  /** Aborts the pending request (a button is about to start another, or the page moves on); resolves once it has ended. */
+  stop(): Promise<void>;
 }
 
 /** Restart the autofill request this long before its challenge expires. */
@@ -43,24 +43,31 @@ const RENEW_BEFORE_MS = 30_000;
 const DEFAULT_CHALLENGE_MS = 300_000;
 
 export function passkeySignIn<R>(deps: PasskeyDeps<R>) {
-  let current: { stop(): void } | null = null;
+  let current: { stop(): Promise<void> } | null = null;
 
   function autofill(): PasskeyAutofill<R> {
-    current?.stop();
+    // The previous request (if any) ends before this one asks the browser.
+    const previous = current?.stop();
     let stopped = false;
     let renewing = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let browser: PasskeyBrowser | null = null;
+    /** Whether this request's ceremony is in the browser now (only then is there anything to abort). */
+    let asking = false;
+    let ended: Promise<void> = Promise.resolve();
     const handle = {
-      stop() {
-        if (stopped) return;
-        stopped = true;
-        clearTimeout(timer);
-        browser?.cancelCeremony?.();
+      stop(): Promise<void> {
+        if (!stopped) {
+          stopped = true;
+          clearTimeout(timer);
+          if (asking) browser?.cancelCeremony?.();
+        }
+        return ended;
       },
     };
     current = handle;
     const run = async (): Promise<R | null> => {
+      await previous;
       browser = await deps.browser();
       if (browser.browserSupportsWebAuthnAutofill && !(await browser.browserSupportsWebAuthnAutofill())) return null;
       while (!stopped) {
@@ -76,7 +83,10 @@ export function passkeySignIn<R>(deps: PasskeyDeps<R>) {
           Math.max(1_000, lifetime - RENEW_BEFORE_MS),
         );
         try {
-          const response = await browser.startAuthentication({ optionsJSON: options as never, useBrowserAutofill: true });
+          asking = true;
+          const response = await browser.startAuthentication({ optionsJSON: options as never, useBrowserAutofill: true }).finally(() => {
+            asking = false;
+          });
           clearTimeout(timer);
           if (stopped) return null;
           return await deps.verify(challengeId, response);
@@ -92,12 +102,16 @@ export function passkeySignIn<R>(deps: PasskeyDeps<R>) {
     const result = run().finally(() => {
       if (current === handle) current = null;
     });
+    ended = result.then(
+      () => undefined,
+      () => undefined,
+    );
     return { result, stop: () => handle.stop() };
   }
 
   /** The button: a modal request, after the autofill one (if any) is aborted. */
   async function modal(): Promise<R> {
-    current?.stop();
+    await current?.stop();
     current = null;
     const browser = await deps.browser();
     const { challengeId, options } = await deps.challenge();

@@ -83,7 +83,15 @@ export type SignOutReason =
 
 /** What a UI renders; a new object on every change (for `useSyncExternalStore`). */
 export type AuthSnapshot =
-  | { readonly status: 'loading' }
+  | {
+      readonly status: 'loading';
+      /**
+       * Set while a restore waits to try again because the service could not answer (rate
+       * limited, unreachable): when the next try starts, in milliseconds since the epoch. The
+       * session may well be alive; show neither a sign-in form nor the account yet.
+       */
+      readonly retryAt?: number;
+    }
   | { readonly status: 'signed-out'; readonly reason: SignOutReason | null }
   | {
       readonly status: 'mfa-required';
@@ -109,6 +117,9 @@ export type AuthSnapshot =
       /** When the access token expires, in milliseconds since the epoch (local clock). */
       readonly expiresAt: number;
     };
+
+/** What `verifyEmail` did: confirmed the address, or (with `notMe`) took the account over for the mailbox's owner. */
+export type EmailVerification = { kind: 'verified' } | { kind: 'disowned' };
 
 export type SignInResult = { kind: 'signed-in'; user: AuthUser } | { kind: 'mfa-required'; user: AuthUser; methods: MfaMethod[] };
 

@@ -236,6 +236,89 @@ describe('identity client against a strict fake service', () => {
     expect(service.rotations).toBe(1);
   });
 
+  it('a restore answered 429 stays loading, tries again after Retry-After and restores; a network failure too (never signed out)', async () => {
+    service.ttlSeconds = 60;
+    const storage = memoryStorage();
+    const first = make(storage);
+    await first.signIn({ email: 'a@example.com', password: 'pw' });
+    const sessionId = (first.getSnapshot() as { sessionId: string }).sessionId;
+    first.destroy();
+
+    service.next.set('/refresh', {
+      status: 429,
+      headers: { 'Retry-After': '1' },
+      body: { error: { code: 'RATE_LIMITED', message: 'Too many requests', status: 429 } },
+    });
+    const second = make(storage);
+    const seen: AuthSnapshot[] = [];
+    second.subscribe(() => seen.push(second.getSnapshot()));
+    let ready = false;
+    void second.ready.then(() => (ready = true));
+    await sleep(300);
+    expect(ready).toBe(false);
+    expect(second.getSnapshot()).toEqual({ status: 'loading', retryAt: expect.any(Number) });
+    const { retryAt } = second.getSnapshot() as { retryAt: number };
+    expect(retryAt - Date.now()).toBeGreaterThan(300);
+    expect(retryAt - Date.now()).toBeLessThanOrEqual(1000);
+    await second.ready;
+    expect(second.getSnapshot()).toMatchObject({ status: 'signed-in', sessionId });
+    expect(seen.map((s) => s.status)).toEqual(['loading', 'signed-in']);
+
+    // No answer at all: the same, with a backoff of 2 s.
+    second.destroy();
+    let offline = true;
+    const flaky: typeof fetch = (input, init) => (offline ? Promise.reject(new TypeError('fetch failed')) : service.fetch(input, init));
+    const third = make(storage, { fetch: flaky });
+    await sleep(300);
+    expect(third.getSnapshot()).toEqual({ status: 'loading', retryAt: expect.any(Number) });
+    offline = false;
+    await third.ready;
+    expect(third.getSnapshot()).toMatchObject({ status: 'signed-in', sessionId });
+  });
+
+  it('a sign-in while a restore waits to try again goes ahead; the restore then stops', async () => {
+    const storage = memoryStorage();
+    await storage.set('identity:acme:refresh', 'a-token-the-service-rate-limits');
+    service.next.set('/refresh', {
+      status: 429,
+      headers: { 'Retry-After': '30' },
+      body: { error: { code: 'RATE_LIMITED', message: 'Too many requests', status: 429 } },
+    });
+    const client = make(storage);
+    await sleep(100);
+    expect(client.getSnapshot()).toMatchObject({ status: 'loading' });
+    await client.signIn({ email: 'a@example.com', password: 'pw' });
+    await client.ready;
+    expect(client.getSnapshot()).toMatchObject({ status: 'signed-in' });
+  });
+
+  it('signOut when signed out sends nothing; refresh() renews at once and shows new roles; verifyEmail says what it did', async () => {
+    const client = make();
+    await client.ready;
+    await client.signOut();
+    expect(service.requests.filter((r) => r.path === '/logout')).toEqual([]);
+    await expect(client.refresh()).rejects.toMatchObject({ code: 'NOT_SIGNED_IN' });
+
+    service.ttlSeconds = 60;
+    await client.signIn({ email: 'a@example.com', password: 'pw' });
+    service.extraClaims = { roles: ['teacher'] };
+    const renewed = await client.refresh();
+    expect(renewed).toMatchObject({ status: 'signed-in', roles: ['teacher'] });
+    expect(client.getSnapshot()).toBe(renewed);
+    expect(service.rotations).toBe(1);
+    await client.signOut();
+    expect(service.requests.filter((r) => r.path === '/logout')).toHaveLength(1);
+
+    service.next.set('/verify-email', { status: 200, body: { success: true } });
+    await expect(client.verifyEmail('t')).resolves.toEqual({ kind: 'verified' });
+    service.next.set('/verify-email', { status: 200, body: { success: true } });
+    await expect(client.verifyEmail('t', { notMe: true })).resolves.toEqual({ kind: 'disowned' });
+    expect(service.requests.filter((r) => r.path === '/verify-email').map((r) => r.body)).toEqual([
+      { token: 't' },
+      { token: 't', notMe: true },
+    ]);
+  });
+
   it('errors carry code, status, message, details and retryAfter', async () => {
     const client = make();
     service.next.set('/login', {

@@ -66,7 +66,16 @@ export function profileView(app: App): View {
         { class: 'facts' },
         row('Name', name || '—'),
         row('Picture', picture ? h('a', { href: picture, rel: 'noopener noreferrer', target: '_blank' }, 'Open your picture') : 'None'),
-        row('Email address', user.email, ' ', user.emailVerified ? badge('Verified', 'ok') : badge('Not verified', 'warn')),
+        // The badge stays beside the address, however narrow the window.
+        row(
+          'Email address',
+          h(
+            'span',
+            { class: 'address' },
+            h('span', {}, user.email),
+            user.emailVerified ? badge('Verified', 'ok') : badge('Not verified', 'warn'),
+          ),
+        ),
         row(
           'Two-step verification',
           user.mfa.enabled
@@ -421,17 +430,23 @@ export function securityView(app: App): View {
   const passkeys = (status: MfaStatus): Child[] => {
     const alert = liveRegion('error');
     const mine = status.webauthnCredentials.filter((c) => c.passkey);
-    const add = action(
-      'Create a passkey',
-      async () => {
-        const result = await app.client.passkeys.register();
+    const name = field(
+      'Name of the passkey',
+      'name',
+      { maxlength: 100, autocomplete: 'off', placeholder: 'e.g. Work laptop' },
+      'Helps you tell your passkeys apart. Optional.',
+    );
+    const add = form({
+      label: 'Create a passkey',
+      fields: [name],
+      submit: 'Create a passkey',
+      onSubmit: async (values) => {
+        const result = await app.client.passkeys.register(values.name ? { name: values.name } : {});
         app.notify(`Created the passkey “${result.credential.name}”.`);
         if (result.recoveryCodes) showCodes(result.recoveryCodes, 'Your passkey is created.');
         else reload('passkeys');
       },
-      alert,
-      { class: 'primary' },
-    );
+    });
     return [
       h(
         'p',

@@ -125,7 +125,12 @@ function signedOutChrome(): void {
 function route(): void {
   const snapshot = client.getSnapshot();
   const fragment = location.hash.slice(1);
-  if (snapshot.status === 'loading') return;
+  if (snapshot.status === 'loading') {
+    // The service could not be asked about the session yet (rate limited, unreachable): it may be
+    // alive, so neither the sign-in form nor the account shows until the client knows.
+    if (snapshot.retryAt && shown === '') main.replaceChildren(h('p', { role: 'status' }, 'Still connecting to your account…'));
+    return;
+  }
   if (snapshot.status === 'signed-in') {
     const view = fragment in VIEWS ? fragment : 'profile';
     const key = `in:${view}`;

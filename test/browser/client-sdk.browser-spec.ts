@@ -112,7 +112,7 @@ describe('the client SDK in Chromium, from an app on another origin', () => {
     expect(link.startsWith(`${page.origin}/verify-email?token=${linkToken(mail, '/verify-email')}`)).toBe(true);
     await tab.goto(`${link}&api=${encodeURIComponent(api)}`);
     await waitForApp(tab);
-    expect(await inPage<Settled<unknown>>(tab, 'return app.verified')).toEqual({});
+    expect(await inPage<Settled<unknown>>(tab, 'return app.verified')).toEqual({ value: { kind: 'verified' } });
   }
 
   const signIn = (tab: Page, email: string) =>
