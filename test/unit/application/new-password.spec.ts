@@ -1,7 +1,9 @@
+import { NewPasswordChange } from '../../../src/application/auth/new-password';
 import { aUser } from '../../builders/user.builder';
 import { authFixture } from './auth-fixture';
 
 const PASSWORD = 'correct horse battery staple';
+const NEW_HASH = 'hashed:a brand new passphrase 42';
 
 /** One user with two sessions, a pending reset link and a sign-in waiting for its second factor. */
 async function fixture() {
@@ -28,7 +30,16 @@ async function fixture() {
     });
   }
   const pending = (kind: 'password_reset' | 'mfa') => f.oneTimeTokens.rows.get(`pending-${kind}`)!.usedAt === null;
-  return { ...f, user, sessionIds, pending };
+  /** Sets NEW_HASH on the user as stored, with the path's own choices. */
+  const setNew = async (choices: Pick<NewPasswordChange, 'revokeReason' | 'keepSessionId' | 'voidMfaChallenges' | 'event'>) =>
+    f.newPassword.set({
+      realm: f.realm,
+      user: (await f.userRepo.findById('default', user.id))!,
+      passwordHash: NEW_HASH,
+      now: f.clock.now(),
+      ...choices,
+    });
+  return { ...f, user, sessionIds, pending, setNew };
 }
 
 describe('NewPassword', () => {
@@ -54,19 +65,14 @@ describe('NewPassword', () => {
   it('stores the hash, ends every session but the kept one, voids reset links, tells the owner and records the event', async () => {
     const f = await fixture();
     const [kept, other] = f.sessionIds;
-    const user = (await f.userRepo.findById('default', f.user.id))!;
-    const revoked = await f.newPassword.set({
-      realm: f.realm,
-      user,
-      passwordHash: 'hashed:a brand new passphrase 42',
-      now: f.clock.now(),
+    const revoked = await f.setNew({
       revokeReason: 'password_changed',
       keepSessionId: kept,
       voidMfaChallenges: false,
       event: { type: 'password.changed', sessionId: kept, ip: '198.51.100.1', details: (n) => ({ otherSessionsRevoked: n }) },
     });
     expect(revoked).toBe(1);
-    expect((await f.userRepo.findById('default', f.user.id))!.passwordHash).toBe('hashed:a brand new passphrase 42');
+    expect((await f.userRepo.findById('default', f.user.id))!.passwordHash).toBe(NEW_HASH);
     expect(f.sessions.rows.get(kept)!.revokedAt).toBeNull();
     expect(f.sessions.rows.get(other)!.revokedAt).not.toBeNull();
     expect([f.pending('password_reset'), f.pending('mfa')]).toEqual([false, true]);
@@ -84,12 +90,7 @@ describe('NewPassword', () => {
 
   it('voids pending MFA challenges too when asked, and ends every session without a kept one', async () => {
     const f = await fixture();
-    const user = (await f.userRepo.findById('default', f.user.id))!;
-    const revoked = await f.newPassword.set({
-      realm: f.realm,
-      user,
-      passwordHash: 'hashed:a brand new passphrase 42',
-      now: f.clock.now(),
+    const revoked = await f.setNew({
       revokeReason: 'password_reset',
       voidMfaChallenges: true,
       event: { type: 'user.password_reset', ip: null, details: (n) => ({ sessionsRevoked: n }) },
