@@ -70,5 +70,10 @@ export function describeError(error: unknown): string {
   }
 }
 
-/** The hint shown under every new-password field (the service's password rules). */
-export const PASSWORD_HINT = 'At least 8 characters, not your email address and not a common password.';
+/**
+ * The hint shown under every new-password field. Each realm sets its own minimum length and no
+ * public endpoint tells it, so the hint names no number; a password the realm refuses gets the
+ * service's own reason beside the field ("Must be at least 12 characters.").
+ */
+export const PASSWORD_HINT =
+  'A long passphrase works best. This service sets a minimum length; your email address and common passwords are refused.';

@@ -7,6 +7,7 @@ import { FingerprintSessionGuardian } from '../application/auth/fingerprint-sess
 import { LoginUseCase } from '../application/auth/login.use-case';
 import { LogoutUseCase } from '../application/auth/logout.use-case';
 import { MfaChallenges } from '../application/auth/mfa-challenges';
+import { NewPassword } from '../application/auth/new-password';
 import { RecentAuthentication } from '../application/auth/recent-authentication';
 import { RefreshUseCase } from '../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../application/auth/register.use-case';
@@ -41,6 +42,7 @@ import { AppConfig } from '../config/app-config';
     MfaChallenges,
     SignInContinuation,
     AccountTakeover,
+    NewPassword,
     ListUserIdentitiesUseCase,
     UnlinkIdentityUseCase,
     RegisterUseCase,
@@ -58,6 +60,7 @@ import { AppConfig } from '../config/app-config';
     SignInContinuation,
     RecentAuthentication,
     AccountTakeover,
+    NewPassword,
     ListUserIdentitiesUseCase,
     UnlinkIdentityUseCase,
     AuthenticateUseCase,

@@ -1,5 +1,5 @@
 import { storedEvents } from '../support/admin-flows';
-import { bearer, signedInUser } from '../support/flows';
+import { bearer, PASSWORD, signedInUser, uniqueEmail } from '../support/flows';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /** PATCH /api/v1/auth/me: a user changes their own name and avatar. */
@@ -80,6 +80,27 @@ describe('PATCH /me: the user edits their own profile', () => {
       });
     }
     expect(await profileOf(user.accessToken)).toEqual({ firstName: longest, lastName: '', avatar: null });
+  });
+
+  it('counts a name in code points at registration and in PATCH /me: 100 emoji are accepted, 101 refused', async () => {
+    const emoji = (n: number) => '🦉'.repeat(n);
+    const registerNamed = (name: string) => t.api().post('/api/v1/auth/register').send({ email: uniqueEmail(), password: PASSWORD, name });
+    expect((await registerNamed(emoji(100))).status).toBe(201);
+    const refused = await registerNamed(emoji(101));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'name', message: 'must be 1 to 100 characters' }],
+    });
+
+    const user = await signedInUser(t);
+    expect((await patchMe(user.accessToken, { firstName: emoji(100) })).body.user.profile.firstName).toBe(emoji(100));
+    const tooLong = await patchMe(user.accessToken, { lastName: emoji(101) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'lastName', message: 'must be at most 100 characters' }],
+    });
   });
 
   it('takes an https avatar URL or null, and refuses anything else', async () => {

@@ -3,10 +3,9 @@ import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
 import { User } from '../../domain/user/user';
 import { AccountEmails } from '../auth/account-emails';
+import { NewPassword } from '../auth/new-password';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
-import { PasswordBlocklist } from '../ports/password-blocklist';
-import { PasswordHasher } from '../ports/password-hasher';
 import { RoleRepository } from '../ports/role.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
@@ -28,8 +27,7 @@ export class CreateUserUseCase {
   constructor(
     private readonly users: UserRepository,
     private readonly roles: RoleRepository,
-    private readonly hasher: PasswordHasher,
-    private readonly blocklist: PasswordBlocklist,
+    private readonly newPassword: NewPassword,
     private readonly accountEmails: AccountEmails,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
@@ -47,14 +45,8 @@ export class CreateUserUseCase {
     const email = Email.parse(input.email);
     const roles = input.roles ?? [];
     assertMayGrant(actor, realm.id, [], roles);
-    let passwordHash: string | null = null;
-    if (input.password !== undefined) {
-      realm.policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
-        email: email.value,
-        contextWords: [realm.id, realm.name],
-      });
-      passwordHash = await this.hasher.hash(input.password);
-    }
+    const passwordHash =
+      input.password === undefined ? null : await this.newPassword.hash({ realm, password: input.password, email: email.value });
     const now = this.clock.now();
     const user = User.register({
       id: crypto.randomUUID(),

@@ -1,16 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
-import { normalisePassword } from '../../domain/user/password-policy';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
-import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
-import { PasswordBlocklist } from '../ports/password-blocklist';
 import { PasswordHasher } from '../ports/password-hasher';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountEmails } from './account-emails';
+import { NewPassword } from './new-password';
 import { RecentAuthentication } from './recent-authentication';
 import { accountLocked, confirmPasswordUnderLockout } from './wrong-password';
 
@@ -30,10 +27,8 @@ export class ChangePasswordUseCase {
   constructor(
     private readonly users: UserRepository,
     private readonly sessions: SessionRepository,
-    private readonly oneTimeTokens: OneTimeTokenRepository,
     private readonly hasher: PasswordHasher,
-    private readonly blocklist: PasswordBlocklist,
-    private readonly accountEmails: AccountEmails,
+    private readonly newPassword: NewPassword,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
@@ -78,18 +73,13 @@ export class ChangePasswordUseCase {
         },
       );
     }
-    input.realm.policy.assertAcceptablePassword(
-      input.newPassword,
-      (c) => this.blocklist.isCommon(c),
-      { email: user.email, contextWords: [input.realm.id, input.realm.name] },
-      'newPassword',
-    );
-    if (input.currentPassword !== undefined && normalisePassword(input.newPassword) === normalisePassword(input.currentPassword)) {
-      throw new DomainError('VALIDATION_FAILED', 'newPassword must differ from the current password', {
-        details: [{ field: 'newPassword', message: 'must differ from the current password' }],
-      });
-    }
-    const passwordHash = await this.hasher.hash(input.newPassword);
+    const passwordHash = await this.newPassword.hash({
+      realm: input.realm,
+      password: input.newPassword,
+      email: user.email,
+      field: 'newPassword',
+      differentFrom: input.currentPassword,
+    });
     const now = this.clock.now();
     return this.tx.run(async () => {
       // Locked for the change: a lock set since the check (other attempts, an administrator) wins.
@@ -105,22 +95,22 @@ export class ChangePasswordUseCase {
       if (current.statusAt(now) === 'locked') throw accountLocked(current, now);
       // A password set meanwhile (another tab): this one is no longer a first password.
       if (first && current.passwordHash !== null) throw DomainError.validation('currentPassword', 'is required to change the password');
-      current.changePasswordHash(passwordHash, now);
-      await this.users.save(current);
-      const revoked = await this.sessions.revokeAllForUser(input.realm.id, current.id, now, 'password_changed', input.sessionId);
-      await this.oneTimeTokens.voidUnused(current.id, 'password_reset', now);
-      await this.oneTimeTokens.voidUnused(current.id, 'mfa', now);
-      await this.accountEmails.sendPasswordChanged(input.realm, current);
-      await this.audit.record({
-        type: 'password.changed',
-        realmId: input.realm.id,
-        userId: current.id,
-        sessionId: input.sessionId,
-        ip: input.ip,
-        at: now,
-        details: { otherSessionsRevoked: revoked, ...(first ? { firstPassword: true } : {}) },
+      const otherSessionsRevoked = await this.newPassword.set({
+        realm: input.realm,
+        user: current,
+        passwordHash,
+        now,
+        revokeReason: 'password_changed',
+        keepSessionId: input.sessionId,
+        voidMfaChallenges: true,
+        event: {
+          type: 'password.changed',
+          sessionId: input.sessionId,
+          ip: input.ip,
+          details: (revoked) => ({ otherSessionsRevoked: revoked, ...(first ? { firstPassword: true } : {}) }),
+        },
       });
-      return { otherSessionsRevoked: revoked };
+      return { otherSessionsRevoked };
     });
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
-import { User } from '../../domain/user/user';
+import { clipName, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
@@ -170,7 +170,7 @@ export class EmailCodeSignInUseCase {
       id: crypto.randomUUID(),
       realmId: realm.id,
       email,
-      name: Email.parse(email).localPart.slice(0, 100),
+      name: clipName(Email.parse(email).localPart),
       passwordHash: null,
       emailVerified: true,
       now,

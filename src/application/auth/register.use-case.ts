@@ -4,11 +4,10 @@ import { Email } from '../../domain/user/email';
 import { splitName, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
-import { PasswordBlocklist } from '../ports/password-blocklist';
-import { PasswordHasher } from '../ports/password-hasher';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountEmails } from './account-emails';
+import { NewPassword } from './new-password';
 
 export interface RegisterInput {
   realm: Realm;
@@ -22,8 +21,7 @@ export interface RegisterInput {
 export class RegisterUseCase {
   constructor(
     private readonly users: UserRepository,
-    private readonly hasher: PasswordHasher,
-    private readonly blocklist: PasswordBlocklist,
+    private readonly newPassword: NewPassword,
     private readonly accountEmails: AccountEmails,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
@@ -40,12 +38,8 @@ export class RegisterUseCase {
     policy.assertRegistrationOpen();
     const email = Email.parse(input.email);
     splitName(input.name);
-    policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
-      email: email.value,
-      contextWords: [input.realm.id, input.realm.name],
-    });
     // Hash before looking for a duplicate, so a registered address answers no faster than a new one.
-    const passwordHash = await this.hasher.hash(input.password);
+    const passwordHash = await this.newPassword.hash({ realm: input.realm, password: input.password, email: email.value });
     const now = this.clock.now();
     const user = User.register({
       id: crypto.randomUUID(),

@@ -2,15 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
-import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
-import { PasswordBlocklist } from '../ports/password-blocklist';
-import { PasswordHasher } from '../ports/password-hasher';
-import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountEmails } from './account-emails';
 import { AccountTakeover } from './account-takeover';
 import { EmailLinkTokens, invalidLinkToken } from './email-link-tokens';
+import { NewPassword } from './new-password';
 
 export interface ResetPasswordInput {
   realm: Realm;
@@ -24,11 +20,7 @@ export class ResetPasswordUseCase {
   constructor(
     private readonly linkTokens: EmailLinkTokens,
     private readonly users: UserRepository,
-    private readonly sessions: SessionRepository,
-    private readonly oneTimeTokens: OneTimeTokenRepository,
-    private readonly hasher: PasswordHasher,
-    private readonly blocklist: PasswordBlocklist,
-    private readonly accountEmails: AccountEmails,
+    private readonly newPassword: NewPassword,
     private readonly takeover: AccountTakeover,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
@@ -49,11 +41,7 @@ export class ResetPasswordUseCase {
   async execute(input: ResetPasswordInput): Promise<void> {
     const now = this.clock.now();
     const { record, user } = await this.linkTokens.find(input.realm, 'password_reset', input.token, now);
-    input.realm.policy.assertAcceptablePassword(input.password, (c) => this.blocklist.isCommon(c), {
-      email: user.email,
-      contextWords: [input.realm.id, input.realm.name],
-    });
-    const passwordHash = await this.hasher.hash(input.password);
+    const passwordHash = await this.newPassword.hash({ realm: input.realm, password: input.password, email: user.email });
     await this.tx.run(async () => {
       await this.linkTokens.consume(record, now);
       // Locked for the change: a suspension or lock committed meanwhile is not written over.
@@ -69,20 +57,15 @@ export class ResetPasswordUseCase {
           event: { type: 'email.verified', details: { via: 'password_reset' } },
         });
       }
-      current.changePasswordHash(passwordHash, now);
       current.verifyEmail(now);
-      await this.users.save(current);
-      const revoked = await this.sessions.revokeAllForUser(input.realm.id, current.id, now, 'password_reset');
-      await this.oneTimeTokens.voidUnused(current.id, 'mfa', now);
-      await this.oneTimeTokens.voidUnused(current.id, 'password_reset', now); // the other links die with it
-      await this.accountEmails.sendPasswordChanged(input.realm, current);
-      await this.audit.record({
-        type: 'user.password_reset',
-        realmId: input.realm.id,
-        userId: current.id,
-        ip: input.ip,
-        at: now,
-        details: { method: 'email_link', sessionsRevoked: revoked },
+      await this.newPassword.set({
+        realm: input.realm,
+        user: current,
+        passwordHash,
+        now,
+        revokeReason: 'password_reset',
+        voidMfaChallenges: true,
+        event: { type: 'user.password_reset', ip: input.ip, details: (sessionsRevoked) => ({ method: 'email_link', sessionsRevoked }) },
       });
       if (newlyVerified && !takenOver) {
         await this.audit.record({

@@ -273,8 +273,9 @@ function applyProfile(user: User, claims: ProviderClaims, now: Date): void {
   const attempt = (changes: Parameters<User['updateProfile']>[0]) => {
     try {
       user.updateProfile(changes, now);
-    } catch {
-      // A provider's odd value is not a reason to refuse the sign-in.
+    } catch (error) {
+      // A provider's odd value is not a reason to refuse the sign-in; anything else is a fault.
+      if (!(error instanceof DomainError)) throw error;
     }
   };
   if (claims.givenName || claims.familyName) attempt({ firstName: claims.givenName ?? '', lastName: claims.familyName ?? '' });

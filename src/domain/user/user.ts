@@ -95,11 +95,38 @@ export interface LockoutPolicy {
   durationSeconds: number;
 }
 
-/** `name` at register splits at its first space. */
+/** Names are counted in code points, as people count characters: an emoji is one, not two. */
+export const MAX_NAME_LENGTH = 100;
+
+/**
+ * A name trimmed, at most `MAX_NAME_LENGTH` code points long (at least one when `required`),
+ * without control characters.
+ * @throws DomainError VALIDATION_FAILED naming `field`
+ */
+function personName(field: 'name' | 'firstName' | 'lastName', value: string, required: boolean): string {
+  const trimmed = value.trim();
+  const length = [...trimmed].length;
+  if (length > MAX_NAME_LENGTH || (required && length < 1)) {
+    throw DomainError.validation(
+      field,
+      required ? `must be 1 to ${MAX_NAME_LENGTH} characters` : `must be at most ${MAX_NAME_LENGTH} characters`,
+    );
+  }
+  if (/[\p{Cc}]/u.test(trimmed)) throw DomainError.validation(field, 'must not contain control characters');
+  return trimmed;
+}
+
+/** The first `MAX_NAME_LENGTH` code points of `text`, for a name taken from elsewhere (an address's local part). */
+export function clipName(text: string): string {
+  return [...text].slice(0, MAX_NAME_LENGTH).join('');
+}
+
+/**
+ * `name` at register splits at its first space.
+ * @throws DomainError VALIDATION_FAILED unless 1 to `MAX_NAME_LENGTH` code points without control characters
+ */
 export function splitName(name: string): { firstName: string; lastName: string } {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 100) throw DomainError.validation('name', 'must be 1 to 100 characters');
-  if (/[\p{Cc}]/u.test(trimmed)) throw DomainError.validation('name', 'must not contain control characters');
+  const trimmed = personName('name', name, true);
   const space = trimmed.indexOf(' ');
   return space < 0
     ? { firstName: trimmed, lastName: '' }
@@ -113,15 +140,7 @@ export interface ProfileChanges {
   avatar?: string | null;
 }
 
-const MAX_NAME_LENGTH = 100;
 const MAX_AVATAR_LENGTH = 2048;
-
-function profileName(field: 'firstName' | 'lastName', value: string): string {
-  const trimmed = value.trim();
-  if ([...trimmed].length > MAX_NAME_LENGTH) throw DomainError.validation(field, `must be at most ${MAX_NAME_LENGTH} characters`);
-  if (/[\p{Cc}]/u.test(trimmed)) throw DomainError.validation(field, 'must not contain control characters');
-  return trimmed;
-}
 
 function avatarUrl(value: string | null): string | null {
   if (value === null) return null;
@@ -349,7 +368,7 @@ export class User {
       emailVerified: true,
       failedLoginCount: 0,
       mfaMethods: [],
-      profile: { firstName: Email.parse(this.state.email).localPart.slice(0, 100), lastName: '', avatar: null },
+      profile: { firstName: clipName(Email.parse(this.state.email).localPart), lastName: '', avatar: null },
       ...(wasLocked ? { status: 'active' as const, lockedUntil: null } : {}),
       updatedAt: now,
     };
@@ -371,8 +390,8 @@ export class User {
    */
   updateProfile(changes: ProfileChanges, now: Date): (keyof UserProfile)[] {
     const next: UserProfile = { ...this.state.profile };
-    if (changes.firstName !== undefined) next.firstName = profileName('firstName', changes.firstName);
-    if (changes.lastName !== undefined) next.lastName = profileName('lastName', changes.lastName);
+    if (changes.firstName !== undefined) next.firstName = personName('firstName', changes.firstName, false);
+    if (changes.lastName !== undefined) next.lastName = personName('lastName', changes.lastName, false);
     if (changes.avatar !== undefined) next.avatar = avatarUrl(changes.avatar);
     if (!next.firstName && !next.lastName) {
       throw DomainError.validation(

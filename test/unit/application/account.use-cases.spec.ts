@@ -3,6 +3,7 @@ import { AccountTakeover } from '../../../src/application/auth/account-takeover'
 import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
 import { ChangePasswordUseCase } from '../../../src/application/auth/change-password.use-case';
 import { EmailLinkTokens } from '../../../src/application/auth/email-link-tokens';
+import { NewPassword } from '../../../src/application/auth/new-password';
 import { ForgotPasswordUseCase } from '../../../src/application/auth/forgot-password.use-case';
 import { ResendVerificationUseCase } from '../../../src/application/auth/resend-verification.use-case';
 import { ResetPasswordUseCase } from '../../../src/application/auth/reset-password.use-case';
@@ -38,6 +39,7 @@ function accountFixture(overrides: Partial<UserState> = {}) {
   const credentials = new InMemoryMfaCredentialRepository();
   const identities = new InMemoryLinkedIdentityRepository();
   const takeover = new AccountTakeover(f.userRepo, credentials, identities, f.sessions, f.oneTimeTokens, f.audit, tx);
+  const newPassword = new NewPassword(f.userRepo, f.sessions, f.oneTimeTokens, f.hasher, blocklist, accountEmails, f.audit);
   return {
     ...f,
     user,
@@ -47,26 +49,12 @@ function accountFixture(overrides: Partial<UserState> = {}) {
     verify: new VerifyEmailUseCase(linkTokens, f.userRepo, takeover, f.audit, tx, f.clock),
     resend: new ResendVerificationUseCase(f.userRepo, accountEmails, tx, f.clock),
     forgot: new ForgotPasswordUseCase(f.userRepo, accountEmails, tx, f.clock),
-    reset: new ResetPasswordUseCase(
-      linkTokens,
-      f.userRepo,
-      f.sessions,
-      f.oneTimeTokens,
-      f.hasher,
-      blocklist,
-      accountEmails,
-      takeover,
-      f.audit,
-      tx,
-      f.clock,
-    ),
+    reset: new ResetPasswordUseCase(linkTokens, f.userRepo, newPassword, takeover, f.audit, tx, f.clock),
     change: new ChangePasswordUseCase(
       f.userRepo,
       f.sessions,
-      f.oneTimeTokens,
       f.hasher,
-      blocklist,
-      accountEmails,
+      newPassword,
       f.audit,
       tx,
       f.clock,

@@ -3,6 +3,7 @@ import { DeviceObserver } from '../../../src/application/auth/device-observation
 import { LoginUseCase } from '../../../src/application/auth/login.use-case';
 import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
 import { RefreshUseCase } from '../../../src/application/auth/refresh.use-case';
+import { NewPassword } from '../../../src/application/auth/new-password';
 import { RegisterUseCase } from '../../../src/application/auth/register.use-case';
 import { SessionGuardian } from '../../../src/application/auth/session-guardian';
 import { SessionIssuer } from '../../../src/application/auth/session-issuer';
@@ -55,7 +56,8 @@ export function authFixture(users: User[] = []) {
   const mfa = new MfaChallenges(oneTimeTokens, secureTokens);
   const guardian = new SessionGuardian();
   const accountEmails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
-  const register = new RegisterUseCase(userRepo, hasher, new SetPasswordBlocklist(), accountEmails, audit, immediateTransaction, clock);
+  const newPassword = new NewPassword(userRepo, sessions, oneTimeTokens, hasher, new SetPasswordBlocklist(), accountEmails, audit);
+  const register = new RegisterUseCase(userRepo, newPassword, accountEmails, audit, immediateTransaction, clock);
   const continuation = new SignInContinuation(userRepo, issuer, devices, mfa, audit, immediateTransaction, clock);
   const login = new LoginUseCase(userRepo, hasher, issuer, devices, continuation, audit, immediateTransaction, clock);
   const refresh = new RefreshUseCase(
@@ -82,6 +84,7 @@ export function authFixture(users: User[] = []) {
     audit,
     mailer,
     hasher,
+    newPassword,
     register,
     login,
     continuation,

@@ -1,5 +1,6 @@
 import { AdminActor } from '../../../src/application/admin/admin-actor';
 import { CreateUserUseCase } from '../../../src/application/admin/create-user.use-case';
+import { NewPassword } from '../../../src/application/auth/new-password';
 import { SetUserAppMetadataUseCase } from '../../../src/application/admin/set-user-app-metadata.use-case';
 import { SetUserRolesUseCase } from '../../../src/application/admin/set-user-roles.use-case';
 import { CreateRoleUseCase } from '../../../src/application/roles/create-role.use-case';
@@ -78,8 +79,15 @@ describe('realm roles', () => {
     const create = new CreateUserUseCase(
       f.users,
       f.roles,
-      new FakePasswordHasher(),
-      new SetPasswordBlocklist(new Set()),
+      new NewPassword(
+        f.users,
+        {} as never,
+        {} as never,
+        new FakePasswordHasher(),
+        new SetPasswordBlocklist(new Set()),
+        {} as never,
+        f.audit,
+      ),
       {} as never,
       f.audit,
       immediateTransaction,

@@ -38,6 +38,15 @@ describe('User', () => {
     expect(() => splitName(name)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
   });
 
+  it('counts a name in code points: 100 emoji are a name, 101 are not, at registration and in a profile change', () => {
+    const emoji = (n: number) => '🦉'.repeat(n);
+    expect(splitName(emoji(100))).toEqual({ firstName: emoji(100), lastName: '' });
+    expect(() => splitName(emoji(101))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    const user = aUser();
+    expect(user.updateProfile({ firstName: emoji(100), lastName: emoji(100) }, now)).toEqual(['firstName', 'lastName']);
+    expect(() => user.updateProfile({ firstName: emoji(101) }, now)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+  });
+
   it('locks the account at the configured number of consecutive wrong passwords', () => {
     const user = aUser();
     user.recordFailedLogin(now, policy);
