@@ -282,12 +282,17 @@ describe('emails written to the log (no SMTP_URL)', () => {
     const returnTo = `${t.config.apiUrl}/account/email-link`;
     expect((await t.api().post('/api/v1/auth/email-code').send({ email, returnTo, codeChallenge })).status).toBe(202);
     const lines = await plainLinesTo(email, 1);
-    expect(lines).toEqual([expect.stringMatching(/^ {4}code: \d{8}$/), expect.stringMatching(/^ {4}http:\/\/\S+\/account\/email-link\?email_token=[\w-]+$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^ {4}code: \d{8}$/),
+      expect.stringMatching(/^ {4}http:\/\/\S+\/account\/email-link\?email_token=[\w-]+$/),
+    ]);
   });
 
   it('shows the link of every other email that has one on a plain line too', async () => {
     const email = uniqueEmail('logged-verify');
-    expect((await t.api().post('/api/v1/auth/register').send({ email, password: 'a long enough passphrase', name: 'Log Reader' })).status).toBe(201);
+    expect(
+      (await t.api().post('/api/v1/auth/register').send({ email, password: 'a long enough passphrase', name: 'Log Reader' })).status,
+    ).toBe(201);
     expect(await plainLinesTo(email, 1)).toEqual([expect.stringMatching(/^ {4}http:\/\/localhost:\d+\/verify-email\?token=[\w-]+$/)]);
   });
 });
