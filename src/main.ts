@@ -7,6 +7,7 @@ import { JsonReplyExpressAdapter } from './adapters/http/json-reply-adapter';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { ConfigError, loadConfig } from './config/load-config';
+import { startLines } from './config/start-line';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -24,10 +25,8 @@ async function bootstrap(): Promise<void> {
   configureApp(app);
   installGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutSeconds * 1000 });
   await app.listen(config.port, config.host);
-  console.log(
-    // The bound port: with PORT=0 the system picks one, and this line is how a caller learns it.
-    `Identity service listening on http://${config.host}:${(app.getHttpServer().address() as AddressInfo).port} (${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'})`,
-  );
+  // The bound port: with PORT=0 the system picks one, and the first line is how a caller learns it.
+  console.log(startLines(config, (app.getHttpServer().address() as AddressInfo).port));
 }
 
 /** The development profile says so at start, with what it changed, so it is never mistaken for production. */
@@ -38,6 +37,7 @@ function announceDevelopmentProfile(config: AppConfig): void {
       'DEVELOPMENT PROFILE (APP_PROFILE=development) — not for production:',
       `  rate limits relaxed: ${limits.join(', ')}`,
       `  CORS open to: ${config.corsOrigins.join(', ') || 'nobody'}`,
+      `  WebAuthn (passkeys, security keys) accepted from: ${config.webauthnOrigins.join(', ')}`,
       `  emails: ${config.smtpUrl ? 'sent through SMTP_URL' : 'written to the log'}`,
       `  email links: ${config.publicUrl}; token issuer: ${config.issuer}`,
       "  return URLs (email links, identity providers): any http://localhost:<port> or http://127.0.0.1:<port> page, besides each realm's list",

@@ -116,6 +116,11 @@ function durations(env: Env, name: string, fallback: string): number[] {
 const DEVELOPMENT_LIMIT = { limit: 1000, ttlSeconds: 60 };
 /** The development profile's CORS origins: dev servers on any local port. */
 const DEVELOPMENT_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
+/**
+ * The development profile's further WebAuthn origins, with the default RP ID `localhost`: dev
+ * servers on any port of localhost (an IP address cannot be a WebAuthn RP ID, so 127.0.0.1 is not).
+ */
+const DEVELOPMENT_WEBAUTHN_ORIGINS = ['http://localhost:*'];
 
 /**
  * Parses the environment once. Throws ConfigError naming the first invalid variable.
@@ -177,8 +182,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.webauthnRpId = str(env, 'WEBAUTHN_RP_ID', publicUrl.hostname);
   config.webauthnRpName = str(env, 'WEBAUTHN_RP_NAME', 'Identity Service');
   config.webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS');
-  if (config.webauthnOrigins.length === 0) config.webauthnOrigins = [publicUrl.origin];
-  for (const origin of config.webauthnOrigins) url({ WEBAUTHN_ORIGINS: origin }, 'WEBAUTHN_ORIGINS', null, ['http:', 'https:']);
+  if (config.webauthnOrigins.length === 0) {
+    config.webauthnOrigins = [publicUrl.origin];
+    if (development && config.webauthnRpId === 'localhost') config.webauthnOrigins.push(...DEVELOPMENT_WEBAUTHN_ORIGINS);
+  }
+  for (const origin of config.webauthnOrigins) {
+    // `scheme://host:*` accepts every port of that host, as in CORS_ORIGINS.
+    url({ WEBAUTHN_ORIGINS: origin.replace(/:\*$/, '') }, 'WEBAUTHN_ORIGINS', null, ['http:', 'https:']);
+  }
   config.corsOrigins = env.CORS_ORIGINS === undefined && development ? [...DEVELOPMENT_ORIGINS] : list(env, 'CORS_ORIGINS');
   for (const origin of config.corsOrigins) {
     // `scheme://host:*` allows every port of that host (development servers).

@@ -1,11 +1,17 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOG_DESTINATION } from '../../src/adapters/http/logging/logging.module';
 import { ROOT_EMAIL, ROOT_PASSWORD } from '../support/admin-flows';
+import { CapturedLogs } from '../support/captured-logs';
 import { FEDERATION_ENV, pkce } from '../support/federation';
+import { bearer, uniqueEmail } from '../support/flows';
 import { TestOidcProvider } from '../support/oidc-provider';
+import { AUTH } from '../support/passkeys';
+import { SoftAuthenticator } from '../support/soft-authenticator';
+import { createTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const ROOT = join(__dirname, '../..');
@@ -23,7 +29,7 @@ async function freePort(): Promise<number> {
 describe('npm run dev: watch mode with the development profile', () => {
   let outDir: string;
   let dataDir: string;
-  let database: TestDatabase;
+  let database_: TestDatabase;
   let child: ChildProcess | undefined;
   let output = '';
   let port: number;
@@ -32,8 +38,10 @@ describe('npm run dev: watch mode with the development profile', () => {
 
   beforeAll(async () => {
     outDir = mkdtempSync(join(tmpdir(), 'identity-dev-build-'));
+    // ES modules loaded on demand (import('@simplewebauthn/server')) resolve from the build's own folder, not NODE_PATH.
+    symlinkSync(join(ROOT, 'node_modules'), join(outDir, 'node_modules'));
     dataDir = mkdtempSync(join(tmpdir(), 'identity-dev-data-'));
-    database = await createTestDatabase();
+    database_ = await createTestDatabase();
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // The service's own address is http://localhost:<port> (API_URL's default).
@@ -51,7 +59,7 @@ describe('npm run dev: watch mode with the development profile', () => {
       LOG_LEVEL: 'info',
       ...FEDERATION_ENV,
     };
-    if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
+    if (database_.databaseUrl) env.DATABASE_URL = database_.databaseUrl;
     const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.dev as string;
     expect(script).toBe('node scripts/dev.mjs');
     child = spawn(process.execPath, [join(ROOT, 'scripts/dev.mjs'), '--out-dir', outDir], {
@@ -78,7 +86,7 @@ describe('npm run dev: watch mode with the development profile', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     await idp?.stop();
-    await database?.drop();
+    await database_?.drop();
     rmSync(outDir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -86,7 +94,59 @@ describe('npm run dev: watch mode with the development profile', () => {
   it('announces the development profile and what it changed', () => {
     expect(output).toContain('DEVELOPMENT PROFILE');
     expect(output).toContain('CORS open to: http://localhost:*, http://127.0.0.1:*');
+    expect(output).toContain(`WebAuthn (passkeys, security keys) accepted from: http://localhost:${port}, http://localhost:*`);
     expect(output).toContain('return URLs (email links, identity providers): any http://localhost:<port> or http://127.0.0.1:<port> page');
+  });
+
+  it('names, once it listens, the addresses it answers as, the database and the origins it accepts', () => {
+    const start = output.slice(output.indexOf('Identity service listening on'));
+    const database = database_.databaseUrl
+      ? `  database: PostgreSQL ${new URL(database_.databaseUrl).hostname}:${new URL(database_.databaseUrl).port || '5432'}/`
+      : `  database: embedded PGlite in ${dataDir}`;
+    expect(start.split('\n').slice(0, 6)).toEqual([
+      `Identity service listening on http://127.0.0.1:${port}`,
+      `  API_URL http://localhost:${port} (token issuer http://localhost:${port})`,
+      `  PUBLIC_URL http://localhost:${port} (links in emails)`,
+      expect.stringContaining(database),
+      '  CORS origins: http://localhost:*, http://127.0.0.1:*',
+      `  WebAuthn: RP ID localhost, origins http://localhost:${port}, http://localhost:*`,
+    ]);
+    if (database_.databaseUrl) {
+      const password = new URL(database_.databaseUrl).password;
+      if (password) expect(start).not.toContain(password);
+    }
+  });
+
+  it('registers a passkey made on a dev server at http://localhost:4310, as it allows its CORS requests', async () => {
+    const json = { 'content-type': 'application/json', origin: 'http://localhost:4310' };
+    const email = `dev-passkey-${Date.now()}@example.com`;
+    const password = 'Plum-Ferry-4471-Orbit';
+    const post = (path: string, body: object, token?: string) =>
+      fetch(`${base}${AUTH}${path}`, {
+        method: 'POST',
+        headers: token ? { ...json, authorization: `Bearer ${token}` } : json,
+        body: JSON.stringify(body),
+      });
+    expect((await post('/register', { email, password, name: 'Dev Passkey' })).status).toBe(201);
+    const login = await post('/login', { email, password });
+    const { accessToken } = ((await login.json()) as { tokens: { accessToken: string } }).tokens;
+    const options = await post('/mfa/webauthn/register/options', { passkey: true }, accessToken);
+    expect(options.status).toBe(200);
+    const authenticator = new SoftAuthenticator('http://localhost:4310', 'localhost');
+    authenticator.resident = true;
+    const verified = await post(
+      '/mfa/webauthn/register/verify',
+      { response: authenticator.attestation((await options.json()) as { challenge: string }) },
+      accessToken,
+    );
+    expect([verified.status, await verified.text()]).toEqual([200, expect.stringContaining('"webauthn"')]);
+    // And it signs in from that page.
+    const challenge = (await (await post('/passkeys/options', {})).json()) as { challengeId: string; options: { challenge: string } };
+    const signedIn = await post('/passkeys/verify', {
+      challengeId: challenge.challengeId,
+      response: authenticator.assertion(challenge.options),
+    });
+    expect(signedIn.status).toBe(200);
   });
 
   it('allows a CORS preflight from a dev server on http://localhost:5173, credentials included', async () => {
@@ -171,5 +231,80 @@ describe('npm run dev: watch mode with the development profile', () => {
     const deadline = Date.now() + 10_000;
     while (!output.includes('http://localhost:5173/auth/callback?email_token=') && Date.now() < deadline) await sleep(200);
     expect(output).toContain('http://localhost:5173/auth/callback?email_token=');
+  });
+});
+
+/** The production profile keeps WebAuthn to its configured origins, and says in the log what it expected. */
+describe('WebAuthn origins outside the development profile', () => {
+  let t: TestApp;
+  const logs = new CapturedLogs();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { LOG_LEVEL: 'info' },
+      override: (builder) => builder.overrideProvider(LOG_DESTINATION).useValue(logs),
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('refuses a passkey made on http://localhost:4310, and the log (not the answer) names the expected and received origin and RP ID', async () => {
+    expect(t.config.profile).toBe('production');
+    expect(t.config.webauthnOrigins).toEqual(['http://localhost:3000']);
+    const email = uniqueEmail('prod-passkey');
+    const password = 'Plum-Ferry-4471-Orbit';
+    expect((await t.api().post(`${AUTH}/register`).send({ email, password, name: 'Prod Passkey' })).status).toBe(201);
+    const { accessToken } = (await t.api().post(`${AUTH}/login`).send({ email, password })).body.tokens;
+    const options = await t
+      .api()
+      .post(`${AUTH}/mfa/webauthn/register/options`)
+      .set(...bearer(accessToken))
+      .send({ passkey: true });
+    const authenticator = new SoftAuthenticator('http://localhost:4310', 'localhost');
+    authenticator.resident = true;
+    const res = await t
+      .api()
+      .post(`${AUTH}/mfa/webauthn/register/verify`)
+      .set(...bearer(accessToken))
+      .send({ response: authenticator.attestation(options.body) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'response', message: 'could not be verified' }]);
+    expect(JSON.stringify(res.body)).not.toMatch(/4310|localhost:3000/);
+    const warning = logs.lines().find((line) => line.context === 'WebAuthn');
+    expect(warning).toMatchObject({
+      level: 'warn',
+      ceremony: 'registration',
+      reason: 'origin',
+      expectedOrigins: ['http://localhost:3000'],
+      receivedOrigin: 'http://localhost:4310',
+      expectedRpId: 'localhost',
+      receivedRpId: 'localhost',
+      requestId: res.headers['x-request-id'],
+    });
+    expect(warning?.msg).toBe(
+      'WebAuthn registration did not verify (origin): expected origin http://localhost:3000 and RP ID localhost, received origin http://localhost:4310 and RP ID localhost',
+    );
+  });
+
+  it('names a foreign RP ID too', async () => {
+    const email = uniqueEmail('prod-rpid');
+    const password = 'Plum-Ferry-4471-Orbit';
+    expect((await t.api().post(`${AUTH}/register`).send({ email, password, name: 'Prod RpId' })).status).toBe(201);
+    const { accessToken } = (await t.api().post(`${AUTH}/login`).send({ email, password })).body.tokens;
+    const options = await t
+      .api()
+      .post(`${AUTH}/mfa/webauthn/register/options`)
+      .set(...bearer(accessToken))
+      .send({ passkey: true });
+    const authenticator = new SoftAuthenticator('http://app.example.com', 'app.example.com');
+    const res = await t
+      .api()
+      .post(`${AUTH}/mfa/webauthn/register/verify`)
+      .set(...bearer(accessToken))
+      .send({ response: authenticator.attestation(options.body) });
+    expect(res.status).toBe(400);
+    const warning = logs.lines().find((line) => line.context === 'WebAuthn' && line.requestId === res.headers['x-request-id']);
+    expect(warning).toMatchObject({ receivedOrigin: 'http://app.example.com', receivedRpId: 'app.example.com', expectedRpId: 'localhost' });
   });
 });

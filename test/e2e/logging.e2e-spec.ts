@@ -224,3 +224,75 @@ describe('structured logs (SECURITY LOG-01)', () => {
     expect(outside.every((line) => line.requestId === undefined)).toBe(true);
   });
 });
+
+describe('emails written to the log (no SMTP_URL)', () => {
+  let t: TestApp;
+  const logs = new CapturedLogs();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { LOG_LEVEL: 'info', OUTBOX_POLL_INTERVAL_MS: '50' },
+      override: (builder) => builder.overrideProvider(LOG_DESTINATION).useValue(logs),
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** The plain lines under `Email to <address> …:` of the newest such email, once it is written. */
+  async function plainLinesTo(email: string, count: number): Promise<string[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const lines = logs.text.split('\n');
+      const starts = lines.flatMap((line, i) => (line.startsWith(`Email to ${email} — "`) && line.endsWith('":') ? [i] : []));
+      if (starts.length >= count) {
+        const from = starts[count - 1] + 1;
+        const end = lines.findIndex((line, i) => i >= from && !line.startsWith('    '));
+        return lines.slice(from, end);
+      }
+      if (Date.now() > deadline) throw new Error(`no plain lines for email ${count} to ${email}:\n${logs.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  it('shows an email code requested without returnTo as 8 digits on a plain line, and verify takes it with or without the space', async () => {
+    const email = uniqueEmail('logged-code');
+    expect((await t.api().post('/api/v1/auth/email-code').send({ email })).status).toBe(202);
+    const [line] = await plainLinesTo(email, 1);
+    const code = /^ {4}code: (\d{8})$/.exec(line)?.[1];
+    expect(code).toBeDefined();
+    // The JSON line carries the same code, and the email's own text its spaced form.
+    const json = logs.lines().find((entry) => String(entry.msg).startsWith(`Email to ${email} `));
+    expect(String(json?.msg).split('\n')[0]).toBe(`Email to ${email} — "Your sign-in code — Default" — code: ${code}`);
+    expect(String(json?.msg)).toContain(`Your sign-in code is ${code!.slice(0, 4)} ${code!.slice(4)}.`);
+    const signedIn = await t.api().post('/api/v1/auth/email-code/verify').send({ email, code });
+    expect(signedIn.status).toBe(200);
+
+    // A second code, typed as the email shows it.
+    expect((await t.api().post('/api/v1/auth/email-code').send({ email })).status).toBe(202);
+    const [second] = await plainLinesTo(email, 2);
+    const spaced = second.replace(/^ {4}code: (\d{4})(\d{4})$/, '$1 $2');
+    expect(spaced).toMatch(/^\d{4} \d{4}$/);
+    expect((await t.api().post('/api/v1/auth/email-code/verify').send({ email, code: spaced })).status).toBe(200);
+  });
+
+  it('shows the code and then the link of an email code requested with returnTo, each on a line of its own', async () => {
+    const email = uniqueEmail('logged-link');
+    const codeChallenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+    const returnTo = `${t.config.apiUrl}/account/email-link`;
+    expect((await t.api().post('/api/v1/auth/email-code').send({ email, returnTo, codeChallenge })).status).toBe(202);
+    const lines = await plainLinesTo(email, 1);
+    expect(lines).toEqual([
+      expect.stringMatching(/^ {4}code: \d{8}$/),
+      expect.stringMatching(/^ {4}http:\/\/\S+\/account\/email-link\?email_token=[\w-]+$/),
+    ]);
+  });
+
+  it('shows the link of every other email that has one on a plain line too', async () => {
+    const email = uniqueEmail('logged-verify');
+    expect(
+      (await t.api().post('/api/v1/auth/register').send({ email, password: 'a long enough passphrase', name: 'Log Reader' })).status,
+    ).toBe(201);
+    expect(await plainLinesTo(email, 1)).toEqual([expect.stringMatching(/^ {4}http:\/\/localhost:\d+\/verify-email\?token=[\w-]+$/)]);
+  });
+});

@@ -10,7 +10,7 @@ export class CapturedLogs extends Writable {
   get text(): string {
     return this.chunks.join('');
   }
-  /** The JSON lines; the only others are the plain lines with the links of emails written to the log (no SMTP_URL). */
+  /** The JSON lines; the only others are the plain lines with the codes and links of emails written to the log (no SMTP_URL). */
   lines(): Record<string, unknown>[] {
     return this.text
       .split('\n')
@@ -19,7 +19,7 @@ export class CapturedLogs extends Writable {
   }
 
   private isMailLine(line: string): boolean {
-    return /^(Email to \S+ — ".*":|    https?:\/\/\S+)$/.test(line);
+    return /^(Email to \S+ — ".*":|    https?:\/\/\S+|    code: \d{8})$/.test(line);
   }
 }
 

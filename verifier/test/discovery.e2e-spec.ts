@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
 import { DeferredWork } from '../../src/adapters/http/deferred-work';
 import { PASSWORD, register, signedInUser, uniqueEmail } from '../../test/support/flows';
@@ -20,6 +23,25 @@ async function listen(handler: (req: { url?: string }, res: ServerResponse) => v
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/**
+ * The `jose` recipe of docs/resource-servers.md ("Other languages: the issuer is enough") as
+ * written there, its issuer replaced by the test service's: `verifyBearer`.
+ */
+function joseRecipe(issuer: string): (token: string) => Promise<JWTPayload> {
+  const markdown = readFileSync(join(__dirname, '../../docs/resource-servers.md'), 'utf8');
+  const marker = markdown.indexOf('<!-- example: jose-issuer-only');
+  if (marker < 0) throw new Error('docs/resource-servers.md has no jose-issuer-only example');
+  const code = /```js\n([\s\S]*?)```/.exec(markdown.slice(marker))?.[1];
+  if (!code) throw new Error('the jose-issuer-only example has no js block');
+  const body = code
+    .replace("import { createRemoteJWKSet, jwtVerify } from 'jose';", '')
+    .replace("'https://id.example.com/realms/default'", JSON.stringify(issuer))
+    .replace('export async function verifyBearer', 'async function verifyBearer');
+  if (body.includes('import ') || body.includes('id.example.com')) throw new Error(`the example changed shape:\n${code}`);
+  const make = new Function('createRemoteJWKSet', 'jwtVerify', `${body}\nreturn verifyBearer;`);
+  return make(createRemoteJWKSet, jwtVerify) as (token: string) => Promise<JWTPayload>;
 }
 
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
@@ -94,6 +116,34 @@ describe('resource server configured with the issuer alone, frontend on another 
     // A token signed elsewhere is still refused by the same library.
     const forged = `${user.accessToken.slice(0, -4)}AAAA`;
     await expect(jwtVerify(forged, keys, { issuer })).rejects.toThrow();
+  });
+
+  it('the jose recipe of the docs, given the issuer alone, accepts a Bearer token and refuses a DPoP-bound one replayed as Bearer', async () => {
+    const verifyBearer = joseRecipe(issuer);
+    expect((await verifyBearer(user.accessToken)).sub).toBe(user.id);
+    await expect(verifyBearer(`${user.accessToken.slice(0, -4)}AAAA`)).rejects.toThrow();
+
+    // A token bound to a DPoP key, as a browser with DPoP gets it, then sent as Bearer without its proof.
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const proof = await new SignJWT({
+      htm: 'POST',
+      htu: `${apiUrl}/api/v1/auth/login`,
+      iat: Math.floor(Date.now() / 1000),
+      jti: randomUUID(),
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
+      .sign(privateKey);
+    const email = uniqueEmail('jose-dpop');
+    await register(t, email, PASSWORD);
+    const bound = await t.api().post('/api/v1/auth/login').set('DPoP', proof).send({ email, password: PASSWORD });
+    expect(bound.body.tokens.tokenType).toBe('DPoP');
+    const boundToken = bound.body.tokens.accessToken as string;
+    // jose alone accepts it (the signature and issuer are fine) …
+    expect(
+      (await jwtVerify(boundToken, createRemoteJWKSet(new URL(`${apiUrl}/.well-known/jwks.json`)), { issuer })).payload.cnf,
+    ).toBeDefined();
+    // … the recipe refuses it.
+    await expect(verifyBearer(boundToken)).rejects.toThrow('a DPoP-bound token needs its proof');
   });
 
   describe('the shipped verifier', () => {

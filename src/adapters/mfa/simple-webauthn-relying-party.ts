@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
 import {
@@ -10,6 +11,7 @@ import {
 } from '../../application/ports/webauthn-relying-party';
 import { DomainError } from '../../domain/errors';
 import type { RelyingPartySettings } from '../../domain/realm/realm-settings';
+import { originMatcher } from '../../config/origins';
 
 /** The ceremony timeout announced to the browser; the server-side challenge lives as long. */
 export const WEBAUTHN_TIMEOUT_MS = 300_000;
@@ -19,6 +21,7 @@ const MAX_CREDENTIAL_ID_BYTES = 1023;
 const load = () => import('@simplewebauthn/server');
 type WebAuthnLibrary = Awaited<ReturnType<typeof load>>;
 let library: Promise<WebAuthnLibrary> | null = null;
+const loadHelpers = () => import('@simplewebauthn/server/helpers');
 
 /**
  * @simplewebauthn/server and its ASN.1/X.509 dependencies hold ~4 MB of heap; they are loaded on
@@ -40,6 +43,29 @@ function asObject(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
+/** The parsed clientDataJSON of a response, or null when unreadable. */
+function clientDataOf(response: unknown): Record<string, unknown> | null {
+  const clientDataJSON = asObject(asObject(response)?.response)?.clientDataJSON;
+  if (typeof clientDataJSON !== 'string' || clientDataJSON.length > 8192 || !BASE64URL.test(clientDataJSON.replace(/=/g, ''))) return null;
+  try {
+    return asObject(JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The origins a response is checked against: the relying party's exact origins, or — when the
+ * origin the browser reports matches an any-port entry (`http://localhost:*`, the development
+ * profile's) — that origin itself.
+ */
+function expectedOrigins(rp: RelyingPartySettings, received: string | null): string[] {
+  if (received !== null && rp.origins.some((o) => o.endsWith(':*')) && originMatcher(rp.origins)(received)) return [received];
+  return rp.origins;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
 const invalidResponse = (why: string) =>
   new DomainError('VALIDATION_FAILED', `response ${why}`, { details: [{ field: 'response', message: why }] });
 
@@ -50,6 +76,8 @@ const invalidResponse = (why: string) =>
  */
 @Injectable()
 export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
+  private readonly logger = new Logger('WebAuthn');
+
   async registrationOptions(input: {
     userId: string;
     userName: string;
@@ -76,20 +104,26 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
   async verifyRegistration(response: unknown, expectedChallenge: string, rp: RelyingPartySettings): Promise<NewWebauthnCredential> {
     if (!asObject(response)) throw invalidResponse('must be a registration response object');
     const { verifyRegistrationResponse } = await webauthn();
+    const receivedOrigin = originOf(response);
     let result: Awaited<ReturnType<WebAuthnLibrary['verifyRegistrationResponse']>>;
     try {
       result = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge,
-        expectedOrigin: rp.origins,
+        expectedOrigin: expectedOrigins(rp, receivedOrigin),
         expectedRPID: rp.rpId,
         requireUserVerification: true,
       });
-    } catch {
-      // The library's messages name internals; the client learns only that it did not verify.
+    } catch (error) {
+      // The library's messages name internals; the client learns only that it did not verify,
+      // the log what was expected and what arrived.
+      await this.logFailure('registration', reasonOf(error), response, rp);
       throw invalidResponse('could not be verified');
     }
-    if (!result.verified) throw invalidResponse('could not be verified');
+    if (!result.verified) {
+      await this.logFailure('registration', 'invalid', response, rp);
+      throw invalidResponse('could not be verified');
+    }
     const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
     if (Buffer.from(credential.id, 'base64url').length > MAX_CREDENTIAL_ID_BYTES)
       throw invalidResponse('has a credential id longer than 1023 bytes');
@@ -126,7 +160,7 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge,
-        expectedOrigin: rp.origins,
+        expectedOrigin: expectedOrigins(rp, originOf(response)),
         expectedRPID: rp.rpId,
         requireUserVerification: true,
         // Counter 0 switches off the library's counter check: the caller applies the rule itself,
@@ -138,23 +172,52 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
           transports: credential.transports as AuthenticatorTransport[],
         },
       });
-      if (!result.verified) return { verified: false, reason: 'signature' };
+      if (!result.verified) {
+        await this.logFailure('authentication', 'signature', response, rp);
+        return { verified: false, reason: 'signature' };
+      }
       return { verified: true, counter: result.authenticationInfo.newCounter, userVerified: result.authenticationInfo.userVerified };
     } catch (error) {
-      return { verified: false, reason: reasonOf(error) };
+      const reason = reasonOf(error);
+      await this.logFailure('authentication', reason, response, rp);
+      return { verified: false, reason };
     }
   }
 
-  challengeOf(response: unknown): string | null {
-    const clientDataJSON = asObject(asObject(response)?.response)?.clientDataJSON;
-    if (typeof clientDataJSON !== 'string' || clientDataJSON.length > 8192 || !BASE64URL.test(clientDataJSON.replace(/=/g, '')))
-      return null;
-    try {
-      const parsed = asObject(JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')));
-      return typeof parsed?.challenge === 'string' ? parsed.challenge : null;
-    } catch {
-      return null;
+  /**
+   * A warning naming the expected and the received origin and RP ID, so a developer sees at once
+   * which origin to configure (`WEBAUTHN_ORIGINS`, `WEBAUTHN_RP_ID` or the realm's settings). The
+   * authenticator sends only a hash of the RP ID: it is named when it is the hash of the expected
+   * RP ID or of the received origin's host, and shown as a hash otherwise.
+   */
+  private async logFailure(ceremony: string, reason: string, response: unknown, rp: RelyingPartySettings): Promise<void> {
+    const receivedOrigin = originOf(response);
+    const hash = await rpIdHashOf(response, ceremony);
+    let receivedRpId: string | null = null;
+    if (hash) {
+      const host = receivedOrigin ? hostOf(receivedOrigin) : null;
+      if (hash.equals(sha256(rp.rpId))) receivedRpId = rp.rpId;
+      else if (host && hash.equals(sha256(host))) receivedRpId = host;
+      else receivedRpId = `unknown (SHA-256 ${hash.toString('hex')})`;
     }
+    const fields = {
+      ceremony,
+      reason,
+      expectedOrigins: rp.origins,
+      receivedOrigin,
+      expectedRpId: rp.rpId,
+      receivedRpId,
+    };
+    this.logger.warn(
+      fields,
+      `WebAuthn ${ceremony} did not verify (${reason}): expected origin ${rp.origins.join(' or ')} and RP ID ${rp.rpId}, ` +
+        `received origin ${receivedOrigin ?? 'none'} and RP ID ${receivedRpId ?? 'none'}`,
+    );
+  }
+
+  challengeOf(response: unknown): string | null {
+    const challenge = clientDataOf(response)?.challenge;
+    return typeof challenge === 'string' ? challenge : null;
   }
 
   credentialIdOf(response: unknown): string | null {
@@ -167,6 +230,39 @@ export class SimpleWebAuthnRelyingParty implements WebAuthnRelyingParty {
     if (typeof handle !== 'string' || handle.length === 0 || handle.length > 128 || !BASE64URL.test(handle.replace(/=/g, ''))) return null;
     return Buffer.from(handle, 'base64url').toString('utf8');
   }
+}
+
+/** The origin the browser reports in a response's clientDataJSON (at most 200 characters), or null. */
+function originOf(response: unknown): string | null {
+  const origin = clientDataOf(response)?.origin;
+  return typeof origin === 'string' && origin.length <= 200 ? origin : null;
+}
+
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/** The RP ID hash of the authenticator data (its first 32 bytes), from an assertion or an attestation object; null when unreadable. */
+async function rpIdHashOf(response: unknown, ceremony: string): Promise<Buffer | null> {
+  const body = asObject(asObject(response)?.response);
+  try {
+    if (ceremony === 'authentication' && typeof body?.authenticatorData === 'string') {
+      const data = Buffer.from(body.authenticatorData, 'base64url');
+      return data.length >= 32 ? data.subarray(0, 32) : null;
+    }
+    if (typeof body?.attestationObject === 'string' && body.attestationObject.length < 65_536) {
+      const { decodeAttestationObject } = await loadHelpers();
+      const authData = decodeAttestationObject(Buffer.from(body.attestationObject, 'base64url')).get('authData');
+      return authData && authData.length >= 32 ? Buffer.from(authData.subarray(0, 32)) : null;
+    }
+  } catch {
+    return null;
+  }
+  return null;
 }
 
 /** A short, fixed reason for the audit trail (never the library's free text). */

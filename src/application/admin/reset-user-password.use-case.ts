@@ -4,6 +4,7 @@ import { AccountEmails } from '../auth/account-emails';
 import { NewPassword } from '../auth/new-password';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
+import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
@@ -21,6 +22,7 @@ export class ResetUserPasswordUseCase {
   constructor(
     private readonly users: UserRepository,
     private readonly sessions: SessionRepository,
+    private readonly oneTimeTokens: OneTimeTokenRepository,
     private readonly newPassword: NewPassword,
     private readonly accountEmails: AccountEmails,
     private readonly audit: AuditLog,

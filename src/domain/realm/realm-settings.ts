@@ -353,7 +353,7 @@ export function assertConsistent(overrides: RealmOverrides, effective: RealmSett
   if (w.rpId !== null || w.origins !== null) {
     const rpId = effective.webauthn.rpId;
     const foreign = effective.webauthn.origins.filter((origin) => {
-      const host = new URL(origin).hostname;
+      const host = new URL(origin.replace(/:\*$/, '')).hostname; // `http://localhost:*`: any port (development profile)
       return host !== rpId && !host.endsWith(`.${rpId}`);
     });
     if (foreign.length > 0) {

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MailTransport, UndeliverableMessageError } from '../../../src/application/ports/mail-transport';
 import { LogMailTransport } from '../../../src/adapters/mail/log-mail-transport';
+import { EmailTemplates } from '../../../src/application/mail/email-templates';
 import { OutboxDispatcher } from '../../../src/adapters/mail/outbox-dispatcher';
 import { SmtpMailTransport } from '../../../src/adapters/mail/smtp-mail-transport';
 import { loadConfig } from '../../../src/config/load-config';
@@ -44,6 +45,32 @@ describe('LogMailTransport', () => {
     ]);
     await transport.send({ ...message, text: 'Your password was changed.' });
     expect(written).toHaveLength(1);
+  });
+
+  it('writes a sign-in code as 8 digits on a plain line of its own, with or without a link, and in the summary', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const logged: string[] = [];
+    jest.spyOn(Logger.prototype, 'log').mockImplementation((msg: unknown) => void logged.push(String(msg)));
+    const written: string[] = [];
+    const transport = new LogMailTransport({ write: (text: string) => written.push(text) });
+    const input = { realmId: 'default', realmName: 'Default', to: 'bob@example.com', code: '29716025', minutes: 10 };
+    // Without returnTo: a code and no link.
+    const codeOnly = EmailTemplates.signInCode({ ...input, link: null });
+    expect(codeOnly.text).toContain('Your sign-in code is 2971 6025.');
+    await transport.send({ id: message.id, ...codeOnly });
+    expect(written.join('').split('\n')).toEqual(['Email to bob@example.com — "Your sign-in code — Default":', '    code: 29716025', '']);
+    expect(logged[0].split('\n')[0]).toBe('Email to bob@example.com — "Your sign-in code — Default" — code: 29716025');
+    // With returnTo: the code, then the link.
+    written.length = 0;
+    const link = 'http://localhost:5173/signed-in?email_token=tok_EN-1';
+    await transport.send({ id: message.id, ...EmailTemplates.signInCode({ ...input, link }) });
+    expect(written.join('').split('\n')).toEqual([
+      'Email to bob@example.com — "Your sign-in code — Default":',
+      '    code: 29716025',
+      `    ${link}`,
+      '',
+    ]);
+    expect(logged[1].split('\n')[0]).toBe(`Email to bob@example.com — "Your sign-in code — Default" — code: 29716025 — link: ${link}`);
   });
 
   it.each([
