@@ -2,8 +2,7 @@ import { DomainError } from '../errors';
 import { matches } from '../session/device-fingerprint';
 import type { SessionLifetime } from '../session/session';
 import { assertAcceptablePassword, PasswordContext } from '../user/password-policy';
-import type { LockoutPolicy } from '../user/user';
-import { RealmSettings, RelyingPartySettings } from './realm-settings';
+import { LockoutSettings, RealmSettings, RelyingPartySettings } from './realm-settings';
 
 /**
  * The rules a realm applies to sign-ins, sessions, passwords and the links it sends, read from
@@ -68,7 +67,7 @@ export class RealmPolicy {
     return { idleTimeoutSeconds: this.s.sessionIdleTimeoutSeconds, maxLifetimeSeconds: this.s.sessionMaxLifetimeSeconds };
   }
 
-  get lockout(): LockoutPolicy {
+  get lockout(): LockoutSettings {
     return { ...this.s.lockout };
   }
 
