@@ -2,7 +2,7 @@ import { DomainError } from '../errors';
 import { matches } from '../session/device-fingerprint';
 import type { SessionLifetime } from '../session/session';
 import { assertAcceptablePassword, PasswordContext } from '../user/password-policy';
-import { LockoutSettings, RealmSettings, RelyingPartySettings } from './realm-settings';
+import { copySettings, LockoutSettings, RealmSettings, RelyingPartySettings } from './realm-settings';
 
 /**
  * The rules a realm applies to sign-ins, sessions, passwords and the links it sends, read from
@@ -18,11 +18,7 @@ export class RealmPolicy {
 
   /** Every setting with the value in force (copied: changing it changes nothing). */
   get settings(): RealmSettings {
-    return {
-      ...this.s,
-      webauthn: { ...this.s.webauthn, origins: [...this.s.webauthn.origins] },
-      lockout: { ...this.s.lockout },
-    };
+    return copySettings(this.s);
   }
 
   /**
