@@ -1,11 +1,37 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
+import { display, importCycles, importsOf } from './scripts/import-cycles.mjs';
 
 /** Bare package imports and paths that leave a layer, as no-restricted-imports patterns. */
 const outside = (...folders) => ({
   regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`,
   message: 'This layer may not import from there (see docs/architecture.md: what may import what).',
 });
+
+/** The import graph of src and test, read once per lint run. */
+let graph;
+
+/**
+ * No import cycles, `import type` included: each import that closes a circle is reported with the
+ * circle (scripts/import-cycles.mjs finds them).
+ */
+const noImportCycle = {
+  meta: { type: 'problem', schema: [], docs: { description: 'Disallow import cycles, type-only imports included' } },
+  create(context) {
+    graph ??= importCycles(['src', 'test']);
+    const cycle = graph.componentOf.get(context.filename);
+    if (!cycle) return {};
+    return {
+      Program() {
+        for (const { specifier, target, line } of importsOf(context.filename, context.sourceCode.text)) {
+          if (!cycle.files.includes(target)) continue;
+          const circle = cycle.circleFrom(context.filename).map((file) => display(file));
+          context.report({ loc: { line, column: 0 }, message: `'${specifier}' closes an import cycle: ${circle.join(' → ')}` });
+        }
+      },
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.cjs', '*.mjs'] },
@@ -20,6 +46,11 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
+  },
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    plugins: { local: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'local/no-import-cycle': 'error' },
   },
   {
     // The domain is pure TypeScript: no framework, no driver, no Node built-ins.

@@ -1,3 +1,5 @@
+import type { SettingsReadFromEnvironment } from '../domain/realm/realm-settings';
+
 /** A `count/seconds` rate limit. */
 export interface RateLimit {
   limit: number;
@@ -5,9 +7,18 @@ export interface RateLimit {
 }
 
 /**
+ * The realm settings whose deployment default an environment variable sets (`ACCESS_TOKEN_TTL_SECONDS`,
+ * `LOCKOUT_MAX_FAILURES` …): one field each, named and typed by the settings table and read by
+ * `loadConfig` from it. Declared on the class below by merging.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
+export interface AppConfig extends SettingsReadFromEnvironment {}
+
+/**
  * The service's configuration, parsed once from the environment by `loadConfig`.
  * Application code receives this class by injection; nothing else reads `process.env`.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class AppConfig {
   /**
    * `development` (npm run dev) relaxes the rate limits and opens CORS to local dev servers unless
@@ -30,15 +41,9 @@ export class AppConfig {
   trustProxy: boolean | number | string | string[];
   bootstrapAdminEmail: string | null;
   bootstrapAdminPassword: string | null;
-  accessTokenTtlSeconds: number;
-  sessionIdleTimeoutSeconds: number;
-  sessionMaxLifetimeSeconds: number;
   refreshReuseLeewaySeconds: number;
-  lockoutMaxFailures: number;
-  lockoutDurationSeconds: number;
   /** Adding a second factor needs a session signed in at most this long ago (recent authentication). */
   recentAuthMaxAgeSeconds: number;
-  fingerprintMatchThreshold: number;
   bcryptCost: number;
   rateLimits: {
     login: RateLimit;

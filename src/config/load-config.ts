@@ -1,3 +1,4 @@
+import { SETTING_LEAVES } from '../domain/realm/realm-settings';
 import { AppConfig, RateLimit } from './app-config';
 
 /** Thrown when a variable has an invalid value; the message names the variable. */
@@ -154,14 +155,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
       'must be set together with its pair',
     );
   }
-  config.accessTokenTtlSeconds = int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 1, 86400);
-  config.sessionIdleTimeoutSeconds = int(env, 'SESSION_IDLE_TIMEOUT_SECONDS', 604800, 1);
-  config.sessionMaxLifetimeSeconds = int(env, 'SESSION_MAX_LIFETIME_SECONDS', 2592000, 1);
+  // The realm settings' deployment defaults, by the rules of their descriptors.
+  const settings = config as unknown as Record<string, number>;
+  for (const { name, setting } of SETTING_LEAVES) {
+    if (!setting.env?.read) continue;
+    const { variable, read } = setting.env;
+    settings[name] = read.type === 'ratio' ? ratio(env, variable, read.fallback) : int(env, variable, read.fallback, read.min, read.max);
+  }
   config.refreshReuseLeewaySeconds = int(env, 'REFRESH_REUSE_LEEWAY_SECONDS', 10, 0, 3600);
-  config.lockoutMaxFailures = int(env, 'LOCKOUT_MAX_FAILURES', 10, 1, 1000);
-  config.lockoutDurationSeconds = int(env, 'LOCKOUT_DURATION_SECONDS', 900, 0);
   config.recentAuthMaxAgeSeconds = int(env, 'RECENT_AUTH_MAX_AGE_SECONDS', 900, 1);
-  config.fingerprintMatchThreshold = ratio(env, 'FINGERPRINT_MATCH_THRESHOLD', 0.7);
   config.bcryptCost = int(env, 'BCRYPT_COST', 12, 4, 31);
   const limit = (name: string, fallback: RateLimit): RateLimit =>
     rateLimit(env, name, development ? { limit: Math.max(fallback.limit, DEVELOPMENT_LIMIT.limit), ttlSeconds: 60 } : fallback);

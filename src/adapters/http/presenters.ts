@@ -94,26 +94,13 @@ export const present = {
     return { total, page, limit };
   },
 
-  /** Every setting shown with the value in force. */
+  /** Every setting shown with the value in force (a fresh copy with the settings table's fields, no more). */
   realm(realm: Realm) {
-    const s = realm.settings;
     return {
       id: realm.id,
       name: realm.name,
       enabled: realm.enabled,
-      settings: {
-        publicUrl: s.publicUrl,
-        webauthn: { rpId: s.webauthn.rpId, rpName: s.webauthn.rpName, origins: [...s.webauthn.origins] },
-        registration: s.registration,
-        requireVerifiedEmail: s.requireVerifiedEmail,
-        accessTokenTtlSeconds: s.accessTokenTtlSeconds,
-        sessionIdleTimeoutSeconds: s.sessionIdleTimeoutSeconds,
-        sessionMaxLifetimeSeconds: s.sessionMaxLifetimeSeconds,
-        lockout: { maxFailures: s.lockout.maxFailures, durationSeconds: s.lockout.durationSeconds },
-        passwordMinLength: s.passwordMinLength,
-        fingerprintMatchThreshold: s.fingerprintMatchThreshold,
-        allowedReturnUrls: [...s.allowedReturnUrls],
-      },
+      settings: realm.settings,
       createdAt: realm.createdAt.toISOString(),
       updatedAt: realm.updatedAt.toISOString(),
     };

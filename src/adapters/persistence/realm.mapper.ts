@@ -1,35 +1,34 @@
 import { Realm } from '../../domain/realm/realm';
-import { RealmSettings, Registration } from '../../domain/realm/realm-settings';
+import { FlatSettings, RealmOverrides, RealmSettings, SETTING_LEAVES } from '../../domain/realm/realm-settings';
 import { RealmRecord } from './records/realm.record';
+
+/** A setting's column: its flat name in snake case (`lockoutMaxFailures` → `lockout_max_failures`). */
+const column = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Every setting has a nullable column on `RealmRecord` under its flat name (a compile-time check). */
+type SettingColumns = { [K in keyof FlatSettings]: RealmRecord[K] };
 
 /** The realm's columns as `RealmRecord` fields, for raw queries. */
 export const REALM_COLUMNS = `
-  id, name, enabled, public_url AS "publicUrl", webauthn_rp_id AS "webauthnRpId", webauthn_rp_name AS "webauthnRpName",
-  webauthn_origins AS "webauthnOrigins", registration, require_verified_email AS "requireVerifiedEmail",
-  access_token_ttl_seconds AS "accessTokenTtlSeconds", session_idle_timeout_seconds AS "sessionIdleTimeoutSeconds",
-  session_max_lifetime_seconds AS "sessionMaxLifetimeSeconds", lockout_max_failures AS "lockoutMaxFailures",
-  lockout_duration_seconds AS "lockoutDurationSeconds", password_min_length AS "passwordMinLength",
-  fingerprint_match_threshold AS "fingerprintMatchThreshold", allowed_return_urls AS "allowedReturnUrls", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  id, name, enabled, ${SETTING_LEAVES.map(({ name }) => `${column(name)} AS "${name}"`).join(', ')},
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export function toRealm(record: RealmRecord, defaults: RealmSettings): Realm {
+  const columns: SettingColumns = record;
+  const overrides: Record<string, Record<string, unknown> | unknown> = {};
+  for (const { name, group, key, setting } of SETTING_LEAVES) {
+    const stored = columns[name];
+    // A double precision column may come back as a string from some drivers.
+    const value = stored !== null && setting.range ? Number(stored) : stored;
+    if (group) ((overrides[group] ??= {}) as Record<string, unknown>)[key] = value;
+    else overrides[key] = value;
+  }
   return Realm.restore(
     {
       id: record.id,
       name: record.name,
       enabled: record.enabled,
-      overrides: {
-        publicUrl: record.publicUrl,
-        webauthn: { rpId: record.webauthnRpId, rpName: record.webauthnRpName, origins: record.webauthnOrigins },
-        registration: record.registration as Registration | null,
-        requireVerifiedEmail: record.requireVerifiedEmail,
-        accessTokenTtlSeconds: record.accessTokenTtlSeconds,
-        sessionIdleTimeoutSeconds: record.sessionIdleTimeoutSeconds,
-        sessionMaxLifetimeSeconds: record.sessionMaxLifetimeSeconds,
-        lockout: { maxFailures: record.lockoutMaxFailures, durationSeconds: record.lockoutDurationSeconds },
-        passwordMinLength: record.passwordMinLength,
-        fingerprintMatchThreshold: record.fingerprintMatchThreshold === null ? null : Number(record.fingerprintMatchThreshold),
-        allowedReturnUrls: record.allowedReturnUrls,
-      },
+      overrides: overrides as RealmOverrides,
       createdAt: new Date(record.createdAt),
       updatedAt: new Date(record.updatedAt),
     },
@@ -39,25 +38,13 @@ export function toRealm(record: RealmRecord, defaults: RealmSettings): Realm {
 
 export function toRealmRecord(realm: Realm): RealmRecord {
   const state = realm.snapshot();
-  const o = state.overrides;
+  const o = state.overrides as unknown as Record<string, Record<string, unknown>>;
   const record = new RealmRecord();
   record.id = state.id;
   record.name = state.name;
   record.enabled = state.enabled;
-  record.publicUrl = o.publicUrl;
-  record.webauthnRpId = o.webauthn.rpId;
-  record.webauthnRpName = o.webauthn.rpName;
-  record.webauthnOrigins = o.webauthn.origins;
-  record.registration = o.registration;
-  record.requireVerifiedEmail = o.requireVerifiedEmail;
-  record.accessTokenTtlSeconds = o.accessTokenTtlSeconds;
-  record.sessionIdleTimeoutSeconds = o.sessionIdleTimeoutSeconds;
-  record.sessionMaxLifetimeSeconds = o.sessionMaxLifetimeSeconds;
-  record.lockoutMaxFailures = o.lockout.maxFailures;
-  record.lockoutDurationSeconds = o.lockout.durationSeconds;
-  record.passwordMinLength = o.passwordMinLength;
-  record.fingerprintMatchThreshold = o.fingerprintMatchThreshold;
-  record.allowedReturnUrls = o.allowedReturnUrls;
+  const columns = record as unknown as Record<string, unknown>;
+  for (const { name, group, key } of SETTING_LEAVES) columns[name] = group ? o[group][key] : o[key];
   record.createdAt = state.createdAt;
   record.updatedAt = state.updatedAt;
   return record;

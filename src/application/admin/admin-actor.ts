@@ -1,7 +1,8 @@
 import { protectsTarget, roleChangeRefusal } from '../../domain/admin/admin-policy';
 import { DomainError } from '../../domain/errors';
-import { MASTER_REALM } from '../../domain/realm/realm';
-import { SUPER_ADMIN, User } from '../../domain/user/user';
+import { MASTER_REALM } from '../../domain/realm/master-realm';
+import { SUPER_ADMIN } from '../../domain/role/role-names';
+import { User } from '../../domain/user/user';
 import { UserRepository } from '../ports/user.repository';
 
 /** The administrator behind an administrative request, as `AuthorizeAdminUseCase` established it. */

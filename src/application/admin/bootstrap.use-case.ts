@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { MASTER_REALM, Realm } from '../../domain/realm/realm';
+import { REALM_ADMIN, SUPER_ADMIN } from '../../domain/role/role-names';
 import { Email } from '../../domain/user/email';
 import { assertAcceptablePassword } from '../../domain/user/password-policy';
-import { REALM_ADMIN, SUPER_ADMIN, User } from '../../domain/user/user';
+import { User } from '../../domain/user/user';
 import { AccessTokens } from '../ports/access-tokens';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';

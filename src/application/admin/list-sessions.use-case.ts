@@ -4,8 +4,8 @@ import { Session, SessionStatus } from '../../domain/session/session';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { UserRepository } from '../ports/user.repository';
-import { MASTER_REALM } from '../../domain/realm/realm';
-import { SUPER_ADMIN } from '../../domain/user/user';
+import { MASTER_REALM } from '../../domain/realm/master-realm';
+import { SUPER_ADMIN } from '../../domain/role/role-names';
 import { AdminActor, findTargetUser } from './admin-actor';
 
 export interface ListSessionsInput {

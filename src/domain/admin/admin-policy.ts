@@ -1,5 +1,6 @@
-import { MASTER_REALM } from '../realm/realm';
-import { REALM_ADMIN, SUPER_ADMIN, User } from '../user/user';
+import { MASTER_REALM } from '../realm/master-realm';
+import { REALM_ADMIN, SUPER_ADMIN } from '../role/role-names';
+import { User } from '../user/user';
 
 /** How the admin API protects one action. */
 export interface AdminActionRule {

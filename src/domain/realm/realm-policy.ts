@@ -2,8 +2,7 @@ import { DomainError } from '../errors';
 import { matches } from '../session/device-fingerprint';
 import type { SessionLifetime } from '../session/session';
 import { assertAcceptablePassword, PasswordContext } from '../user/password-policy';
-import type { LockoutPolicy } from '../user/user';
-import { RealmSettings, RelyingPartySettings } from './realm-settings';
+import { copySettings, LockoutSettings, RealmSettings, RelyingPartySettings } from './realm-settings';
 
 /**
  * The rules a realm applies to sign-ins, sessions, passwords and the links it sends, read from
@@ -19,11 +18,7 @@ export class RealmPolicy {
 
   /** Every setting with the value in force (copied: changing it changes nothing). */
   get settings(): RealmSettings {
-    return {
-      ...this.s,
-      webauthn: { ...this.s.webauthn, origins: [...this.s.webauthn.origins] },
-      lockout: { ...this.s.lockout },
-    };
+    return copySettings(this.s);
   }
 
   /**
@@ -68,7 +63,7 @@ export class RealmPolicy {
     return { idleTimeoutSeconds: this.s.sessionIdleTimeoutSeconds, maxLifetimeSeconds: this.s.sessionMaxLifetimeSeconds };
   }
 
-  get lockout(): LockoutPolicy {
+  get lockout(): LockoutSettings {
     return { ...this.s.lockout };
   }
 

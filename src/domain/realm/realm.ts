@@ -1,4 +1,5 @@
 import { DomainError, FieldError } from '../errors';
+import { MASTER_REALM } from './master-realm';
 import { RealmPolicy } from './realm-policy';
 import {
   applyPatch,
@@ -14,8 +15,7 @@ import {
 
 const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** The realm of the super-admins: never open to registration, never disabled. */
-export const MASTER_REALM = 'master';
+export { MASTER_REALM };
 
 export interface RealmState {
   id: string;

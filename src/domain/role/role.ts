@@ -1,6 +1,6 @@
 import { DomainError } from '../errors';
-import { MASTER_REALM } from '../realm/realm';
-import { assertRoleName, REALM_ADMIN, SUPER_ADMIN } from '../user/user';
+import { MASTER_REALM } from '../realm/master-realm';
+import { assertRoleName, REALM_ADMIN, SUPER_ADMIN } from './role-names';
 
 const BUILT_IN_DESCRIPTIONS: Record<string, string> = {
   [REALM_ADMIN]: 'Administers this realm',

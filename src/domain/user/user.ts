@@ -1,22 +1,9 @@
 import { DomainError } from '../errors';
-import { MASTER_REALM } from '../realm/realm';
+import { MASTER_REALM } from '../realm/master-realm';
+import type { LockoutSettings } from '../realm/realm-settings';
+import { assertRoleName, REALM_ADMIN, SUPER_ADMIN } from '../role/role-names';
 import { AppMetadata, parseAppMetadata } from './app-metadata';
 import { Email } from './email';
-
-/** Administers every realm, and the realms themselves; exists only in `master`. */
-export const SUPER_ADMIN = 'super-admin';
-/** Administers its own realm. */
-export const REALM_ADMIN = 'realm-admin';
-
-/** Role names as users hold them and tokens carry them: `teacher`, `billing:read`, `org.admin`. */
-export const ROLE_NAME = /^[a-z][a-z0-9:._-]{0,63}$/;
-
-/**
- * @throws DomainError VALIDATION_FAILED unless the name matches {@link ROLE_NAME}
- */
-export function assertRoleName(name: string, field = 'name'): void {
-  if (!ROLE_NAME.test(name)) throw DomainError.validation(field, `"${name}" is not a valid role name (^[a-z][a-z0-9:._-]{0,63}$)`);
-}
 
 export type UserStatus = 'active' | 'suspended' | 'locked';
 export type MfaMethod = 'totp' | 'webauthn';
@@ -89,11 +76,8 @@ export function hasMfa(user: Pick<UserState, 'mfaMethods'>): boolean {
   return user.mfaMethods.length > 0;
 }
 
-export interface LockoutPolicy {
-  maxFailures: number;
-  /** 0 = locked until an administrator unlocks. */
-  durationSeconds: number;
-}
+/** How many wrong passwords lock an account, and for how long: the realm's lockout settings. */
+export type LockoutPolicy = LockoutSettings;
 
 /** Names are counted in code points, as people count characters: an emoji is one, not two. */
 export const MAX_NAME_LENGTH = 100;

@@ -20,7 +20,7 @@ import type { UserSort } from '../../../application/ports/user.repository';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../../domain/audit/audit-event';
 import type { SessionStatus } from '../../../domain/session/session';
 import type { UserStatus } from '../../../domain/user/user';
-import { ROLE_NAME } from '../../../domain/user/user';
+import { ROLE_NAME } from '../../../domain/role/role-names';
 import { TrimString } from './auth.dto';
 
 const ROLE_MESSAGE = { each: true, message: 'each role must match ^[a-z][a-z0-9:._-]{0,63}$' };
