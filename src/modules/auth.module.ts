@@ -9,6 +9,7 @@ import { LogoutUseCase } from '../application/auth/logout.use-case';
 import { MfaChallenges } from '../application/auth/mfa-challenges';
 import { NewPassword } from '../application/auth/new-password';
 import { RecentAuthentication } from '../application/auth/recent-authentication';
+import { RefreshTokenResolver } from '../application/auth/refresh-token-resolver';
 import { RefreshUseCase } from '../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../application/auth/register.use-case';
 import { SessionGuardian } from '../application/auth/session-guardian';
@@ -49,6 +50,7 @@ import { AppConfig } from '../config/app-config';
     GetMeUseCase,
     UpdateProfileUseCase,
     LoginUseCase,
+    RefreshTokenResolver,
     RefreshUseCase,
     LogoutUseCase,
     AuthenticateUseCase,
@@ -64,7 +66,7 @@ import { AppConfig } from '../config/app-config';
     ListUserIdentitiesUseCase,
     UnlinkIdentityUseCase,
     AuthenticateUseCase,
-    RefreshUseCase,
+    RefreshTokenResolver,
   ],
 })
 export class AuthModule {}

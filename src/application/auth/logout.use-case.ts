@@ -7,12 +7,12 @@ import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { ClientContext } from './client-context';
 import { DpopRequest } from './dpop-binding';
-import { RefreshUseCase } from './refresh.use-case';
+import { RefreshTokenResolver } from './refresh-token-resolver';
 
 @Injectable()
 export class LogoutUseCase {
   constructor(
-    private readonly refresh: RefreshUseCase,
+    private readonly resolver: RefreshTokenResolver,
     private readonly sessions: SessionRepository,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
@@ -25,10 +25,10 @@ export class LogoutUseCase {
    *   when the session is bound to a DPoP key and the request has no valid proof made with it
    */
   async execute(input: { realm: Realm; refreshToken: string; client: ClientContext; dpop?: DpopRequest | null }): Promise<void> {
-    const context = await this.refresh.resolve(input.realm, input.refreshToken);
+    const context = await this.resolver.resolve(input.realm, input.refreshToken);
     if (!context) throw new DomainError('INVALID_TOKEN', 'The refresh token is invalid');
     const now = this.clock.now();
-    await this.refresh.assertKeyHolder(input.realm, context, input.dpop, input.client, 'logout', now);
+    await this.resolver.assertKeyHolder(input.realm, context, input.dpop, input.client, 'logout', now);
     await this.tx.run(async () => {
       if (await this.sessions.revoke(input.realm.id, context.session.id, now, 'logout')) {
         await this.audit.record({

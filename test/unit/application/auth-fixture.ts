@@ -2,6 +2,7 @@ import { AccountEmails } from '../../../src/application/auth/account-emails';
 import { DeviceObserver } from '../../../src/application/auth/device-observation';
 import { LoginUseCase } from '../../../src/application/auth/login.use-case';
 import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
+import { RefreshTokenResolver } from '../../../src/application/auth/refresh-token-resolver';
 import { RefreshUseCase } from '../../../src/application/auth/refresh.use-case';
 import { NewPassword } from '../../../src/application/auth/new-password';
 import { RegisterUseCase } from '../../../src/application/auth/register.use-case';
@@ -60,6 +61,7 @@ export function authFixture(users: User[] = []) {
   const register = new RegisterUseCase(userRepo, newPassword, accountEmails, audit, immediateTransaction, clock);
   const continuation = new SignInContinuation(userRepo, issuer, devices, mfa, audit, immediateTransaction, clock);
   const login = new LoginUseCase(userRepo, hasher, issuer, devices, continuation, audit, immediateTransaction, clock);
+  const resolver = new RefreshTokenResolver(refreshTokens, secureTokens, dpop, audit, clock);
   const refresh = new RefreshUseCase(
     refreshTokens,
     sessions,
@@ -70,10 +72,11 @@ export function authFixture(users: User[] = []) {
     immediateTransaction,
     clock,
     config,
-    dpop,
+    resolver,
   );
   const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
   return {
+    resolver,
     config,
     clock,
     realm,

@@ -22,9 +22,11 @@ describe('RefreshUseCase', () => {
   it("ignores a resolved context that is not the presented token's: the other session is neither rotated nor answered", async () => {
     const { f, refreshToken: mine } = await signedIn();
     const other = await signedIn();
-    const theirs = await f.refresh.resolve(f.realm, mine);
+    const theirs = await f.resolver.resolve(f.realm, mine);
     // The token presented is another one (unknown here); the context belongs to `mine`.
-    await expect(f.refresh.execute({ realm: f.realm, refreshToken: other.refreshToken, client: f.client }, theirs)).rejects.toMatchObject({
+    await expect(
+      f.refresh.execute({ realm: f.realm, refreshToken: other.refreshToken, client: f.client, known: theirs }),
+    ).rejects.toMatchObject({
       code: 'INVALID_TOKEN',
     });
     expect([...f.refreshTokens.rows.values()].filter((t) => t.rotatedAt)).toHaveLength(0);

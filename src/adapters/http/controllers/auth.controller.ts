@@ -97,10 +97,13 @@ export class AuthController {
     const refreshToken = this.cookies.tokenOf(req, realm.id, body.refreshToken);
     // A refused token is dead for good: the browser may as well forget the cookie.
     const { tokens } = await this.cookies.clearingOn(['INVALID_TOKEN', 'REAUTHENTICATION_REQUIRED'], req, res, realm.id, () =>
-      this.refresh.execute(
-        { realm, refreshToken, client: clientContext(req, body.deviceFingerprint), dpop: dpopRequest(req) },
-        req.refreshTokenContext,
-      ),
+      this.refresh.execute({
+        realm,
+        refreshToken,
+        client: clientContext(req, body.deviceFingerprint),
+        dpop: dpopRequest(req),
+        known: req.refreshTokenContext,
+      }),
     );
     return { tokens: this.cookies.deliver(req, res, realm.id, tokens) };
   }

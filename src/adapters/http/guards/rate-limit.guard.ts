@@ -13,7 +13,7 @@ import {
 } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { MfaChallenges } from '../../../application/auth/mfa-challenges';
-import { RefreshUseCase } from '../../../application/auth/refresh.use-case';
+import { RefreshTokenResolver } from '../../../application/auth/refresh-token-resolver';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Email } from '../../../domain/user/email';
@@ -81,7 +81,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
-    private readonly refreshTokens: RefreshUseCase,
+    private readonly refreshTokens: RefreshTokenResolver,
     private readonly mfaChallenges: MfaChallenges,
     private readonly cookies: RefreshCookies,
   ) {
@@ -167,7 +167,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (name === 'refresh') {
       const token = req.realm ? this.cookies.readableToken(req, req.realm.id, bodyToken(req, 'refreshToken')) : null;
       if (token && req.realm) {
-        // The handler reuses this lookup (RefreshUseCase.execute's second argument): one query, not two.
+        // The handler reuses this lookup (RefreshInput.known): one query, not two.
         req.refreshTokenContext = await this.refreshTokens.resolve(req.realm, token);
         if (req.refreshTokenContext) return `user:${req.refreshTokenContext.user.id}`;
       }
