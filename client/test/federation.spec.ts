@@ -68,7 +68,7 @@ describe('sign-in with an identity provider through the client: the return page,
     expect(new Set(FEDERATION_ERROR_CODES).size).toBe(7);
   });
 
-  it('an error value it does not know is a PROVIDER_ERROR; a URL without code, linked or error is null', async () => {
+  it('an error value it does not know is a PROVIDER_ERROR; a URL without code, link_code or error is null', async () => {
     await expect(client.federation.complete(`${RETURN_TO}&error=server_error`)).rejects.toMatchObject({ code: 'PROVIDER_ERROR' });
     await expect(client.federation.complete(RETURN_TO)).resolves.toBeNull();
     expect(sent).toEqual([]);
@@ -204,9 +204,12 @@ describe('sign-in with an identity provider through the client, against the serv
 
     await client.federation.link(ALIAS, { returnTo: RETURN_TO });
     const landed = await roundTrip(tab, 'linker');
-    expect(new URL(landed).searchParams.get('linked')).toBe(ALIAS);
-    expect(await client.federation.complete(landed)).toEqual({ kind: 'linked', provider: ALIAS });
+    // The callback links nothing: this tab finishes the link with the verifier it kept.
+    expect(new URL(landed).searchParams.get('link_code')).toBeTruthy();
+    expect(await client.federation.identities()).toEqual([]);
+    const linked = await client.federation.complete(landed);
     const identities = await client.federation.identities();
+    expect(linked).toEqual({ kind: 'linked', provider: ALIAS, identity: identities[0] });
     expect(identities).toEqual([
       {
         id: expect.any(String),
@@ -224,6 +227,21 @@ describe('sign-in with an identity provider through the client, against the serv
     await client.federation.unlink(identities[0].id);
     expect(await client.federation.identities()).toEqual([]);
     await expect(client.federation.unlink(identities[0].id)).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+
+  it('FED-07: a link code lands in another tab (a lured victim’s): nothing is sent and nothing linked', async () => {
+    const { email } = await register(t, uniqueEmail('lured'));
+    const starter = new Tab().enter();
+    const client = make();
+    await client.signIn({ email, password: PASSWORD });
+    await client.federation.link(ALIAS, { returnTo: RETURN_TO });
+    const landed = await roundTrip(starter, 'mallory');
+    expect(new URL(landed).searchParams.get('link_code')).toBeTruthy();
+    new Tab().enter();
+    const before = requests.length;
+    await expect(client.federation.complete(landed)).rejects.toMatchObject({ code: 'FEDERATION_NOT_STARTED_HERE' });
+    expect(requests.length).toBe(before);
+    expect(await client.federation.identities()).toEqual([]);
   });
 
   it('the last way in of an account made by a provider cannot be unlinked (409 INVALID_USER_STATE)', async () => {
