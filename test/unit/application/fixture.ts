@@ -35,6 +35,7 @@ import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults
 import { AppConfig } from '../../../src/config/app-config';
 import { loadConfig } from '../../../src/config/load-config';
 import { Realm } from '../../../src/domain/realm/realm';
+import { Session } from '../../../src/domain/session/session';
 import { User } from '../../../src/domain/user/user';
 import { FakeDpopProofVerifier, InMemoryDpopReplayStore } from '../../fakes/dpop-fakes';
 import { InMemoryFederationTokenRepository } from '../../fakes/in-memory-federation-token.repository';
@@ -201,6 +202,24 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     },
     lastMail() {
       return fakes.mailer.sent[fakes.mailer.sent.length - 1];
+    },
+    /** A session of the user, opened by a password sign-in just now; its id. */
+    async signedIn(userId: string, realmId = realm.id): Promise<string> {
+      const session = Session.open({
+        id: crypto.randomUUID(),
+        realmId,
+        userId,
+        device: { id: crypto.randomUUID(), name: 'Chrome 131 on macOS', type: 'browser', fingerprint: null },
+        referenceFingerprint: {},
+        ip: '203.0.113.9',
+        location: { country: null, city: null },
+        userAgent: 'Mozilla/5.0',
+        amr: ['pwd'],
+        now: clock.now(),
+        lifetime: realm.policy.sessionLifetime,
+      });
+      await sessions.insert(session);
+      return session.id;
     },
   };
 }
