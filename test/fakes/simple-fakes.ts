@@ -118,6 +118,31 @@ export class NullGeoIpFake extends GeoIp {
 
 export const immediateTransaction: Transaction = { run: (work) => work(), batch: (work) => work(), afterCommit: (effect) => effect() };
 
+/**
+ * Runs work at once, like `immediateTransaction`, and counts the transactions that ended in an
+ * error (which the database would roll back; the fakes keep what was written before it).
+ */
+export class CountingTransaction extends Transaction {
+  committed = 0;
+  rolledBack = 0;
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.committed += 1;
+      return result;
+    } catch (error) {
+      this.rolledBack += 1;
+      throw error;
+    }
+  }
+  batch<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+  afterCommit(effect: () => void): void {
+    effect();
+  }
+}
+
 export class FixedClock extends Clock {
   private current: Date;
   constructor(iso = '2026-11-25T12:00:00.000Z') {

@@ -59,7 +59,7 @@ import {
   FakeSecureTokens,
   FakeTotpVerifier,
   FixedClock,
-  immediateTransaction,
+  CountingTransaction,
   InMemoryAuditLog,
   InMemoryMailer,
   ListedWebhookTargetPolicy,
@@ -132,7 +132,7 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     dpopReplays: new InMemoryDpopReplayStore(),
     purger: new InMemoryExpiredDataPurger(),
     jobLock: new InMemoryJobLock(),
-    tx: immediateTransaction,
+    tx: new CountingTransaction(),
   };
   const instances = new Map<unknown, unknown>([
     [AppConfig, config],
