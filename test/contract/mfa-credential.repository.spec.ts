@@ -2,6 +2,7 @@ import { MfaCredentialRepository, WebauthnCredential } from '../../src/applicati
 import { UserRepository } from '../../src/application/ports/user.repository';
 import { aUser } from '../builders/user.builder';
 import { InMemoryMfaCredentialRepository } from '../fakes/in-memory-mfa-credential.repository';
+import { InMemoryUserRepository } from '../fakes/in-memory-user.repository';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /** The MFA repository contract, run against the fake and the database, so the fake cannot drift. */
@@ -28,14 +29,20 @@ function aCredential(userId: string, overrides: Partial<WebauthnCredential> = {}
 
 function contract(
   name: string,
-  setup: () => Promise<{ mfa: MfaCredentialRepository; newUser: () => Promise<string>; teardown: () => Promise<void> }>,
+  setup: () => Promise<{
+    mfa: MfaCredentialRepository;
+    users: UserRepository;
+    newUser: () => Promise<string>;
+    teardown: () => Promise<void>;
+  }>,
 ) {
   describe(`MFA credential repository contract: ${name}`, () => {
     let mfa: MfaCredentialRepository;
+    let users: UserRepository;
     let newUser: () => Promise<string>;
     let teardown: () => Promise<void>;
     beforeAll(async () => {
-      ({ mfa, newUser, teardown } = await setup());
+      ({ mfa, users, newUser, teardown } = await setup());
     }, 60_000);
     afterAll(async () => teardown());
 
@@ -123,6 +130,24 @@ function contract(
       expect(await mfa.findWebauthn(key.id)).toBeNull();
     });
 
+    it('gives a user read the MFA methods of their factors: a confirmed TOTP secret, any security key or passkey', async () => {
+      const userId = await newUser();
+      const methods = async () => (await users.findById('default', userId))?.mfaMethods;
+      expect(await methods()).toEqual([]);
+      await mfa.savePendingTotp({ userId, secretEncrypted: 's', confirmedAt: null, lastUsedStep: 0, createdAt: now });
+      expect(await methods()).toEqual([]);
+      await mfa.confirmTotp(userId, 1, now);
+      expect(await methods()).toEqual(['totp']);
+      const passkey = aCredential(userId, { passkey: true });
+      await mfa.insertWebauthn(passkey);
+      await mfa.disableWebauthn(passkey.id, 'counter_regression', now);
+      expect(await methods()).toEqual(['totp', 'webauthn']);
+      const email = (await users.findById('default', userId))!.email;
+      expect((await users.findByEmail('default', email))?.mfaMethods).toEqual(['totp', 'webauthn']);
+      await mfa.deleteAllForUser(userId);
+      expect(await methods()).toEqual([]);
+    });
+
     it('consumes a recovery code once, replaces them all at once, and forgets everything with deleteAllForUser', async () => {
       const userId = await newUser();
       await mfa.replaceRecoveryCodes(userId, ['h1', 'h2', 'h3'], now);
@@ -146,17 +171,28 @@ function contract(
   });
 }
 
-contract('in-memory fake', async () => ({
-  mfa: new InMemoryMfaCredentialRepository(),
-  newUser: async () => crypto.randomUUID(),
-  teardown: async () => undefined,
-}));
+contract('in-memory fake', async () => {
+  const mfa = new InMemoryMfaCredentialRepository();
+  const users = new InMemoryUserRepository();
+  users.credentials = mfa;
+  return {
+    mfa,
+    users,
+    newUser: async () => {
+      const user = aUser();
+      await users.insert(user);
+      return user.id;
+    },
+    teardown: async () => undefined,
+  };
+});
 
 contract('TypeORM on the database', async () => {
   const t: TestApp = await createTestApp();
   const users = t.app.get(UserRepository);
   return {
     mfa: t.app.get(MfaCredentialRepository),
+    users,
     newUser: async () => {
       const user = aUser();
       await users.insert(user);

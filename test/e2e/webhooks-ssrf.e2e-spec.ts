@@ -4,7 +4,7 @@ import { HostResolver, ResolvedAddress } from '../../src/application/ports/host-
 import { WebhookDispatcher } from '../../src/adapters/webhooks/webhook-dispatcher';
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
 import { PASSWORD, register, uniqueEmail } from '../support/flows';
-import { ScriptedResolver } from '../support/scripted-resolver';
+import { ScriptedResolver } from '../fakes/scripted-resolver';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**

@@ -2,7 +2,11 @@ import { AccessTokens } from '../../src/application/ports/access-tokens';
 import { ExpiredDataPurger } from '../../src/application/ports/expired-data-purger';
 import { JobLock } from '../../src/application/ports/job-lock';
 import { RealmRepository } from '../../src/application/ports/realm.repository';
+import { realmDefaultsFrom } from '../../src/application/realm/realm-defaults';
+import { loadConfig } from '../../src/config/load-config';
+import { DomainError } from '../../src/domain/errors';
 import { Realm } from '../../src/domain/realm/realm';
+import { RealmSettings } from '../../src/domain/realm/realm-settings';
 import { SessionLifetime } from '../../src/domain/session/session';
 import { FakeAccessTokens } from './simple-fakes';
 
@@ -100,29 +104,42 @@ export class RotatingAccessTokens extends FakeAccessTokens implements AccessToke
 }
 
 export class InMemoryRealmRepository extends RealmRepository {
-  constructor(readonly realms: Realm[] = []) {
+  private readonly rows = new Map<string, Realm>();
+
+  /** `defaults`: the deployment's settings every realm is restored with, as the database adapter's. */
+  constructor(
+    realms: Realm[] = [],
+    private readonly defaults: RealmSettings = realmDefaultsFrom(loadConfig({})),
+  ) {
     super();
+    for (const realm of realms) this.rows.set(realm.id, this.copy(realm));
   }
   async findById(id: string): Promise<Realm | null> {
-    return this.realms.find((r) => r.id === id) ?? null;
+    const found = this.rows.get(id);
+    return found ? this.copy(found) : null;
   }
   async findByIdForUpdate(id: string): Promise<Realm | null> {
     return this.findById(id);
   }
+  /** Writes an existing realm only, as an UPDATE does. */
   async save(realm: Realm): Promise<void> {
-    this.realms.splice(
-      this.realms.findIndex((r) => r.id === realm.id),
-      1,
-      realm,
-    );
+    const stored = this.rows.get(realm.id);
+    if (stored) this.rows.set(realm.id, Realm.restore({ ...realm.snapshot(), createdAt: stored.createdAt }, this.defaults));
   }
+  /** Oldest first. */
   async list(): Promise<Realm[]> {
-    return [...this.realms];
+    return [...this.rows.values()]
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((realm) => this.copy(realm));
   }
   async insert(realm: Realm): Promise<void> {
-    this.realms.push(realm);
+    if (this.rows.has(realm.id)) throw DomainError.validation('id', 'is already taken by another realm');
+    this.rows.set(realm.id, this.copy(realm));
   }
   async ensure(realm: Realm): Promise<void> {
-    if (!this.realms.some((r) => r.id === realm.id)) this.realms.push(realm);
+    if (!this.rows.has(realm.id)) this.rows.set(realm.id, this.copy(realm));
+  }
+  private copy(realm: Realm): Realm {
+    return Realm.restore(realm.snapshot(), this.defaults);
   }
 }

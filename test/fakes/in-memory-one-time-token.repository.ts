@@ -4,7 +4,7 @@ export class InMemoryOneTimeTokenRepository extends OneTimeTokenRepository {
   readonly rows = new Map<string, OneTimeToken>();
 
   async insert(token: OneTimeToken): Promise<void> {
-    this.rows.set(token.tokenHash, { ...token });
+    this.rows.set(token.tokenHash, copy(token));
   }
 
   async voidUnused(userId: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
@@ -13,7 +13,7 @@ export class InMemoryOneTimeTokenRepository extends OneTimeTokenRepository {
 
   async find(tokenHash: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null> {
     const t = this.rows.get(tokenHash);
-    return t && t.kind === kind ? { ...t } : null;
+    return t && t.kind === kind ? copy(t) : null;
   }
 
   async consume(tokenHash: string, now: Date): Promise<boolean> {
@@ -33,7 +33,7 @@ export class InMemoryOneTimeTokenRepository extends OneTimeTokenRepository {
 
   async updatePayload(tokenHash: string, payload: Record<string, unknown>): Promise<void> {
     const t = this.rows.get(tokenHash);
-    if (t) t.payload = payload;
+    if (t) t.payload = structuredClone(payload);
   }
 
   async voidUnusedForEmail(realmId: string, email: string, kind: OneTimeTokenKind, now: Date): Promise<void> {
@@ -43,7 +43,7 @@ export class InMemoryOneTimeTokenRepository extends OneTimeTokenRepository {
   async findLatestForEmail(realmId: string, email: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null> {
     const matching = [...this.rows.values()].filter((t) => t.realmId === realmId && t.email === email && t.kind === kind);
     matching.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.tokenHash.localeCompare(a.tokenHash));
-    return matching[0] ? { ...matching[0], payload: { ...matching[0].payload } } : null;
+    return matching[0] ? copy(matching[0]) : null;
   }
 
   async reserveAttempt(tokenHash: string, now: Date, max: number): Promise<number | null> {
@@ -59,4 +59,9 @@ export class InMemoryOneTimeTokenRepository extends OneTimeTokenRepository {
     t.payload = { ...t.payload, [flag]: true };
     return true;
   }
+}
+
+/** A row read or written is the caller's own copy, as the database's is: changing it changes nothing stored. */
+function copy(token: OneTimeToken): OneTimeToken {
+  return { ...token, payload: structuredClone(token.payload) };
 }

@@ -2,7 +2,8 @@ import { SessionRepository } from '../../src/application/ports/session.repositor
 import { FailedLoginOutcome, SignInRefusedError, UserQuery, UserRepository } from '../../src/application/ports/user.repository';
 import { DomainError } from '../../src/domain/errors';
 import { SessionLifetime } from '../../src/domain/session/session';
-import { LockoutPolicy, User, UserSummary } from '../../src/domain/user/user';
+import { LockoutPolicy, MfaMethod, User, UserSummary } from '../../src/domain/user/user';
+import { InMemoryMfaCredentialRepository } from './in-memory-mfa-credential.repository';
 
 export class InMemoryUserRepository extends UserRepository {
   private readonly rows = new Map<string, User>();
@@ -14,11 +15,16 @@ export class InMemoryUserRepository extends UserRepository {
 
   async findById(realmId: string, id: string): Promise<User | null> {
     const user = this.rows.get(id);
-    return user && user.realmId === realmId ? User.restore(user.snapshot()) : null;
+    return user && user.realmId === realmId ? this.read(user) : null;
   }
 
   /** The fakes share no database: sessions consulted by findWithLiveSession, when wired. */
   sessions?: SessionRepository;
+  /**
+   * When wired, a user read has the MFA methods its factors give it, as the database's read does:
+   * `totp` with a confirmed TOTP secret, `webauthn` with any security key or passkey.
+   */
+  credentials?: InMemoryMfaCredentialRepository;
 
   async findWithLiveSession(realmId: string, userId: string, sessionId: string, now: Date, idle: SessionLifetime): Promise<User | null> {
     const session = await this.sessions?.findById(realmId, sessionId);
@@ -32,7 +38,7 @@ export class InMemoryUserRepository extends UserRepository {
 
   async findByEmail(realmId: string, email: string): Promise<User | null> {
     const user = [...this.rows.values()].find((u) => u.realmId === realmId && u.email === email);
-    return user ? User.restore(user.snapshot()) : null;
+    return user ? this.read(user) : null;
   }
 
   async insert(user: User): Promise<void> {
@@ -69,7 +75,7 @@ export class InMemoryUserRepository extends UserRepository {
   async list(query: UserQuery): Promise<{ users: UserSummary[]; total: number }> {
     const matching = [...this.rows.values()].filter((u) => u.realmId === query.realmId);
     const start = (query.page - 1) * query.limit;
-    return { users: matching.slice(start, start + query.limit).map((u) => u.summary()), total: matching.length };
+    return { users: matching.slice(start, start + query.limit).map((u) => this.read(u).summary()), total: matching.length };
   }
 
   async existsWithRole(realmId: string, role: string): Promise<boolean> {
@@ -78,6 +84,17 @@ export class InMemoryUserRepository extends UserRepository {
 
   async idsWithRole(realmId: string, role: string): Promise<string[]> {
     return [...this.rows.values()].filter((u) => u.realmId === realmId && u.roles.includes(role)).map((u) => u.id);
+  }
+
+  private read(stored: User): User {
+    const user = User.restore(stored.snapshot());
+    if (this.credentials) {
+      const methods: MfaMethod[] = [];
+      if (this.credentials.totp.get(user.id)?.confirmedAt) methods.push('totp');
+      if ([...this.credentials.webauthn.values()].some((c) => c.userId === user.id)) methods.push('webauthn');
+      user.setMfaMethods(methods);
+    }
+    return user;
   }
 
   all(): User[] {

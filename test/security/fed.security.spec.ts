@@ -7,7 +7,7 @@ import { bearer, login, PASSWORD, register } from '../support/flows';
 import { addSoftKey, code, mfaToken, nextStep, userWithTotp, verify, webauthnAnswer } from '../support/mfa';
 import { addPasskey, passkeySignIn } from '../support/passkeys';
 import { Misbehaviour } from '../support/oidc-provider';
-import { ScriptedResolver } from '../support/scripted-resolver';
+import { ScriptedResolver } from '../fakes/scripted-resolver';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**

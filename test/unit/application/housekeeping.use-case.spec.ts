@@ -95,11 +95,12 @@ describe('HousekeepingUseCase', () => {
     const report = await useCase.execute({ batchSize: 2 });
 
     expect(report).toMatchObject({ closedSessions: 6, sessions: 1 });
+    // Realms come oldest first, then by id, as the database lists them.
     expect(closing).toEqual([
-      { realm: 'short', idle: 3600 },
-      { realm: 'short', idle: 3600 },
-      { realm: 'short', idle: 3600 },
       { realm: 'long', idle: 86_400 },
+      { realm: 'short', idle: 3600 },
+      { realm: 'short', idle: 3600 },
+      { realm: 'short', idle: 3600 },
     ]);
     expect(purger.calls.findIndex((c) => c.kind === 'sessions')).toBeGreaterThan(purger.calls.findIndex((c) => c.kind === 'close long'));
     expect([...purger.endedOpen.values()]).toEqual([0, 0]);

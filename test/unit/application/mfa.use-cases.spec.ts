@@ -1,201 +1,44 @@
-import { fakeDpopBinding } from '../../fakes/dpop-fakes';
-import { AccountEmails } from '../../../src/application/auth/account-emails';
-import { DeviceObserver } from '../../../src/application/auth/device-observation';
 import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
-import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
-import { SessionIssuer } from '../../../src/application/auth/session-issuer';
 import { ConfirmTotpUseCase } from '../../../src/application/mfa/confirm-totp.use-case';
 import { DisableTotpUseCase } from '../../../src/application/mfa/disable-totp.use-case';
-import { MfaAccount } from '../../../src/application/mfa/mfa-account';
 import { SetupTotpUseCase } from '../../../src/application/mfa/setup-totp.use-case';
-import { SignInContinuation } from '../../../src/application/auth/sign-in-continuation';
-import { RecoveryCodeFactor, SecondFactors, TotpFactor, WebauthnFactor } from '../../../src/application/mfa/second-factors';
 import { VerifyMfaUseCase } from '../../../src/application/mfa/verify-mfa.use-case';
-import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
-import { QrCodeRenderer } from '../../../src/application/ports/qr-code-renderer';
-import { SecretCipher } from '../../../src/application/ports/secret-cipher';
-import { TotpVerifier } from '../../../src/application/ports/totp-verifier';
-import { WebAuthnRelyingParty } from '../../../src/application/ports/webauthn-relying-party';
-import { loadConfig } from '../../../src/config/load-config';
-import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
-import { Realm } from '../../../src/domain/realm/realm';
 import { Session } from '../../../src/domain/session/session';
-import { MfaMethod, User } from '../../../src/domain/user/user';
 import { aUser } from '../../builders/user.builder';
-import { InMemoryMfaCredentialRepository } from '../../fakes/in-memory-mfa-credential.repository';
-import { InMemoryOneTimeTokenRepository } from '../../fakes/in-memory-one-time-token.repository';
-import { InMemoryRefreshTokenRepository } from '../../fakes/in-memory-refresh-token.repository';
-import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
-import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
-import {
-  FakeAccessTokens,
-  FakePasswordHasher,
-  FakeSecureTokens,
-  FixedClock,
-  immediateTransaction,
-  InMemoryAuditLog,
-  InMemoryMailer,
-  NullGeoIpFake,
-} from '../../fakes/simple-fakes';
+import { useCaseFixture } from './fixture';
 
 const PASSWORD = 'correct horse battery staple';
 
-/** Codes are `<secret>:<step>`; steps are 30-second slots of the clock. Enough to test the use cases' rules. */
-class FakeTotp extends TotpVerifier {
-  generateSecret(): string {
-    return `S${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
-  }
-  keyUri({ secret, issuer, account }: { secret: string; issuer: string; account: string }): string {
-    return `otpauth://totp/${issuer}:${account}?secret=${secret}`;
-  }
-  matchingStep(secret: string, code: string, now: Date): number | null {
-    const step = Math.floor(now.getTime() / 30_000);
-    for (const s of [step - 1, step, step + 1]) if (code === `${secret}:${s}`) return s;
-    return null;
-  }
-}
-
-class ReversibleCipher extends SecretCipher {
-  async encrypt(plaintext: string, context: string) {
-    return `enc(${context}|${plaintext})`;
-  }
-  async decrypt(value: string, context: string) {
-    const prefix = `enc(${context}|`;
-    if (!value.startsWith(prefix)) throw new Error('wrong context');
-    return value.slice(prefix.length, -1);
-  }
-}
-
-class NoQr extends QrCodeRenderer {
-  async pngDataUrl(text: string) {
-    return `data:image/png;base64,${Buffer.from(text).toString('base64')}`;
-  }
-}
-
-class StaticDeviceDetector extends DeviceDetector {
-  detect(): DetectedDevice {
-    return { browser: 'Chrome', browserMajor: '131', os: 'macOS', osVersion: '15', deviceType: 'browser', name: 'Chrome 131 on macOS' };
-  }
-}
-
-/** Like the database, the users' MFA methods follow from their confirmed factors. */
-class MfaAwareUsers extends InMemoryUserRepository {
-  constructor(
-    users: User[],
-    private readonly mfa: InMemoryMfaCredentialRepository,
-  ) {
-    super(users);
-  }
-  override async findById(realmId: string, id: string) {
-    return this.withMethods(await super.findById(realmId, id));
-  }
-  override async findByEmail(realmId: string, email: string) {
-    return this.withMethods(await super.findByEmail(realmId, email));
-  }
-  private withMethods(user: User | null): User | null {
-    if (!user) return null;
-    const methods: MfaMethod[] = [];
-    if (this.mfa.totp.get(user.id)?.confirmedAt) methods.push('totp');
-    if ([...this.mfa.webauthn.values()].some((c) => c.userId === user.id)) methods.push('webauthn');
-    user.setMfaMethods(methods);
-    return user;
-  }
-}
-
+/** The MFA use cases on the fakes, around one user whose MFA methods follow from their factors, as on the database. */
 function fixture(user = aUser()) {
-  const config = loadConfig({});
-  const clock = new FixedClock();
-  const realm = Realm.create({ id: 'default', name: 'Default', now: clock.now() }, realmDefaultsFrom(config));
-  const mfa = new InMemoryMfaCredentialRepository();
-  const users = new MfaAwareUsers([user], mfa);
-  const sessions = new InMemorySessionRepository();
-  const refreshTokens = new InMemoryRefreshTokenRepository(sessions, users);
-  const oneTimeTokens = new InMemoryOneTimeTokenRepository();
-  const audit = new InMemoryAuditLog();
-  const secureTokens = new FakeSecureTokens();
-  const devices = new DeviceObserver(new StaticDeviceDetector());
-  const totp = new FakeTotp();
-  const cipher = new ReversibleCipher();
-  const issuer = new SessionIssuer(
-    sessions,
-    refreshTokens,
-    new FakeAccessTokens(),
-    secureTokens,
-    devices,
-    new NullGeoIpFake(),
-    fakeDpopBinding(config),
-  );
-  const challenges = new MfaChallenges(oneTimeTokens, secureTokens);
-  const mailer = new InMemoryMailer();
-  const emails = new AccountEmails(oneTimeTokens, secureTokens, mailer, config);
-  const account = new MfaAccount(
-    users,
-    mfa,
-    new FakePasswordHasher(),
-    secureTokens,
-    audit,
-    immediateTransaction,
-    emails,
-    sessions,
-    new RecentAuthentication(sessions, clock, config),
-  );
-  const relyingParty = {} as WebAuthnRelyingParty; // not reached by TOTP and recovery codes
-  const factors = new SecondFactors(
-    new TotpFactor(mfa, cipher, totp),
-    new RecoveryCodeFactor(mfa, account),
-    new WebauthnFactor(mfa, oneTimeTokens, relyingParty, account),
-  );
-  const verify = new VerifyMfaUseCase(
-    challenges,
-    oneTimeTokens,
-    users,
-    factors,
-    issuer,
-    new SignInContinuation(users, issuer, devices, challenges, audit, immediateTransaction, clock),
-    sessions,
-    refreshTokens,
-    devices,
-    audit,
-    immediateTransaction,
-    clock,
-  );
-  const client = { ip: '203.0.113.9', userAgent: 'Mozilla/5.0', acceptLanguage: 'en', fingerprint: null };
+  const f = useCaseFixture({ users: [user], mfaFromFactors: true });
   // The caller's session, signed in just now (adding a factor needs a recent sign-in).
   const signedIn = Session.open({
     id: crypto.randomUUID(),
-    realmId: realm.id,
+    realmId: f.realm.id,
     userId: user.id,
     device: { id: 'd1', name: 'Test browser', type: 'browser', fingerprint: null },
     referenceFingerprint: {},
-    ip: client.ip,
+    ip: f.client.ip,
     location: { country: null, city: null },
     userAgent: null,
     amr: ['pwd'],
-    now: clock.now(),
-    lifetime: { idleTimeoutSeconds: config.sessionIdleTimeoutSeconds, maxLifetimeSeconds: config.sessionMaxLifetimeSeconds },
+    now: f.clock.now(),
+    lifetime: { idleTimeoutSeconds: f.config.sessionIdleTimeoutSeconds, maxLifetimeSeconds: f.config.sessionMaxLifetimeSeconds },
   });
-  sessions.rows.set(signedIn.id, signedIn);
-  const actor = { realm, userId: user.id, sessionId: signedIn.id, ip: client.ip };
+  f.sessions.rows.set(signedIn.id, signedIn);
+  const actor = { realm: f.realm, userId: user.id, sessionId: signedIn.id, ip: f.client.ip };
   return {
+    ...f,
     user,
-    config,
-    clock,
-    realm,
-    mfa,
-    users,
-    sessions,
-    refreshTokens,
-    oneTimeTokens,
-    mailer,
-    audit,
-    client,
+    mfa: f.mfaCredentials,
     actor,
-    verify,
-    challenges,
-    setup: new SetupTotpUseCase(account, mfa, totp, cipher, new NoQr(), clock, new RecentAuthentication(sessions, clock, config)),
-    confirm: new ConfirmTotpUseCase(account, mfa, totp, cipher, immediateTransaction, clock),
-    disable: new DisableTotpUseCase(account, mfa, immediateTransaction, clock),
-    step: () => Math.floor(clock.now().getTime() / 30_000),
+    verify: f.build(VerifyMfaUseCase),
+    challenges: f.build(MfaChallenges),
+    setup: f.build(SetupTotpUseCase),
+    confirm: f.build(ConfirmTotpUseCase),
+    disable: f.build(DisableTotpUseCase),
+    step: () => Math.floor(f.clock.now().getTime() / 30_000),
   };
 }
 
