@@ -48,7 +48,7 @@ const NOT_RUN: Record<string, number> = {
   'docs/administration.md': 2,
   'docs/dpop-and-cookies.md': 1,
   'docs/extending.md': 1,
-  'docs/frontend.md': 1,
+  'docs/mfa.md': 1,
   'docs/operations.md': 4,
   'docs/performance.md': 1,
   'docs/realm-settings.md': 1,
