@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ReturnUrls } from '../application/auth/return-urls';
+import { ReturnUrls } from '../application/account/return-urls';
 import { CompleteFederationUseCase } from '../application/federation/complete-federation.use-case';
 import { CreateIdentityProviderUseCase } from '../application/federation/create-identity-provider.use-case';
 import { DeleteIdentityProviderUseCase } from '../application/federation/delete-identity-provider.use-case';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { AccountEmails } from '../application/auth/account-emails';
-import { EmailLinkTokens } from '../application/auth/email-link-tokens';
+import { AccountEmails } from '../application/account/account-emails';
+import { EmailLinkTokens } from '../application/account/email-link-tokens';
 import { Mailer } from '../application/ports/mailer';
 import { MailTransport } from '../application/ports/mail-transport';
 import { LogMailTransport } from '../adapters/mail/log-mail-transport';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { PasskeySignInUseCase, StartPasskeySignInUseCase } from '../application/auth/passkey-sign-in.use-case';
 import { EmailCodeSignInUseCase } from '../application/auth/email-code-sign-in.use-case';
 import { RequestEmailCodeUseCase } from '../application/auth/request-email-code.use-case';
-import { ReturnUrls } from '../application/auth/return-urls';
+import { ReturnUrls } from '../application/account/return-urls';
 import { EmailCodeController } from '../adapters/http/controllers/email-code.controller';
 import { PasskeysController } from '../adapters/http/controllers/passkeys.controller';
 import { AuthModule } from './auth.module';

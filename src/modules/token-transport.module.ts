@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { DpopBinding } from '../application/auth/dpop-binding';
+import { DpopBinding } from '../application/sign-in/dpop-binding';
 import { DpopProofVerifier } from '../application/ports/dpop-proof-verifier';
 import { DpopReplayStore } from '../application/ports/dpop-replay-store';
 import { NodeDpopProofVerifier } from '../adapters/crypto/node-dpop-proof-verifier';

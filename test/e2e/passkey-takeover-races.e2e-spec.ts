@@ -5,7 +5,7 @@
  * races are made deterministic by holding a squatter's request at a port (the password hasher,
  * the relying party) until the takeover has committed.
  */
-import { AccountTakeover } from '../../src/application/auth/account-takeover';
+import { AccountTakeover } from '../../src/application/account/account-takeover';
 import { MfaCredentialRepository } from '../../src/application/ports/mfa-credential.repository';
 import { PasswordHasher } from '../../src/application/ports/password-hasher';
 import { SecretCipher } from '../../src/application/ports/secret-cipher';

@@ -1,4 +1,4 @@
-import { DpopBinding } from '../../src/application/auth/dpop-binding';
+import { DpopBinding } from '../../src/application/sign-in/dpop-binding';
 import { DpopExpectation, DpopProofCheck, DpopProofVerifier } from '../../src/application/ports/dpop-proof-verifier';
 import { DpopReplayStore } from '../../src/application/ports/dpop-replay-store';
 import { AppConfig } from '../../src/config/app-config';

@@ -1,4 +1,4 @@
-import { TokenSet } from '../../application/auth/session-issuer';
+import { TokenSet } from '../../application/sign-in/session-issuer';
 import { MfaStatus } from '../../application/mfa/get-mfa-status.use-case';
 import { WebauthnCredential } from '../../application/ports/mfa-credential.repository';
 import { AuditEvent, auditEventView } from '../../domain/audit/audit-event';

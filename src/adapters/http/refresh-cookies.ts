@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { TokenSet } from '../../application/auth/session-issuer';
+import { TokenSet } from '../../application/sign-in/session-issuer';
 import { AppConfig } from '../../config/app-config';
 import { originMatcher } from '../../config/origins';
 import { DomainError, DomainErrorCode } from '../../domain/errors';

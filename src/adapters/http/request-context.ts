@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { ClientContext } from '../../application/auth/client-context';
-import { DpopRequest } from '../../application/auth/dpop-binding';
+import { ClientContext } from '../../application/sign-in/client-context';
+import { DpopRequest } from '../../application/sign-in/dpop-binding';
 import { Principal } from '../../application/auth/authenticate.use-case';
 import { RefreshTokenContext } from '../../application/ports/refresh-token.repository';
 import { Realm } from '../../domain/realm/realm';

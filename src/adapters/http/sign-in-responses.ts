@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { SignInOutcome } from '../../application/auth/sign-in-continuation';
+import { SignInOutcome } from '../../application/sign-in/sign-in-continuation';
 import { Realm } from '../../domain/realm/realm';
 import { present } from './presenters';
 import { RefreshCookies } from './refresh-cookies';

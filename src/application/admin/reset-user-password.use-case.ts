@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Realm } from '../../domain/realm/realm';
-import { AccountEmails } from '../auth/account-emails';
-import { NewPassword } from '../auth/new-password';
+import { AccountEmails } from '../account/account-emails';
+import { NewPassword } from '../account/new-password';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';

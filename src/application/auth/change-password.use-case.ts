@@ -7,9 +7,9 @@ import { PasswordHasher } from '../ports/password-hasher';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { NewPassword } from './new-password';
-import { RecentAuthentication } from './recent-authentication';
-import { accountLocked, confirmPasswordUnderLockout } from './wrong-password';
+import { NewPassword } from '../account/new-password';
+import { RecentAuthentication } from '../sign-in/recent-authentication';
+import { accountLocked, confirmPasswordUnderLockout } from '../sign-in/wrong-password';
 
 export interface ChangePasswordInput {
   realm: Realm;

@@ -9,13 +9,13 @@ import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.re
 import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountTakeover } from './account-takeover';
-import { ClientContext } from './client-context';
-import { DeviceObserver } from './device-observation';
-import { DpopRequest } from './dpop-binding';
-import { EMAIL_CODE_DIGITS, EMAIL_CODE_MAX_ATTEMPTS, emailCodeHashInput } from './email-codes';
-import { SessionIssuer } from './session-issuer';
-import { SignInContinuation, SignInOutcome } from './sign-in-continuation';
+import { AccountTakeover } from '../account/account-takeover';
+import { ClientContext } from '../sign-in/client-context';
+import { DeviceObserver } from '../sign-in/device-observation';
+import { DpopRequest } from '../sign-in/dpop-binding';
+import { EMAIL_CODE_DIGITS, EMAIL_CODE_MAX_ATTEMPTS, emailCodeHashInput } from '../account/email-codes';
+import { SessionIssuer } from '../sign-in/session-issuer';
+import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 
 const EMAIL_AMR = ['email'];
 /** The payload flag of a link that was tried: it works once, and never after a wrong verifier. */

@@ -4,7 +4,7 @@ import { Email } from '../../domain/user/email';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountEmails } from './account-emails';
+import { AccountEmails } from '../account/account-emails';
 
 @Injectable()
 export class ForgotPasswordUseCase {

@@ -8,12 +8,12 @@ import { Clock } from '../ports/clock';
 import { PasswordHasher } from '../ports/password-hasher';
 import { Transaction } from '../ports/transaction';
 import { FailedLoginOutcome, UserRepository } from '../ports/user.repository';
-import { ClientContext } from './client-context';
-import { accountLocked, recordWrongPassword } from './wrong-password';
-import { DeviceObserver } from './device-observation';
-import { DpopRequest } from './dpop-binding';
-import { SessionIssuer } from './session-issuer';
-import { SignInContinuation, SignInOutcome } from './sign-in-continuation';
+import { ClientContext } from '../sign-in/client-context';
+import { accountLocked, recordWrongPassword } from '../sign-in/wrong-password';
+import { DeviceObserver } from '../sign-in/device-observation';
+import { DpopRequest } from '../sign-in/dpop-binding';
+import { SessionIssuer } from '../sign-in/session-issuer';
+import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 
 export interface LoginInput {
   realm: Realm;

@@ -5,9 +5,9 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
-import { ClientContext } from './client-context';
-import { DpopRequest } from './dpop-binding';
-import { RefreshTokenResolver } from './refresh-token-resolver';
+import { ClientContext } from '../sign-in/client-context';
+import { DpopRequest } from '../sign-in/dpop-binding';
+import { RefreshTokenResolver } from '../sign-in/refresh-token-resolver';
 
 @Injectable()
 export class LogoutUseCase {

@@ -8,11 +8,11 @@ import { RefreshTokenContext, RefreshTokenRepository } from '../ports/refresh-to
 import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
-import { ClientContext } from './client-context';
-import { DpopRequest } from './dpop-binding';
-import { RefreshTokenResolver } from './refresh-token-resolver';
-import { SessionGuardian } from './session-guardian';
-import { SessionIssuer, TokenSet } from './session-issuer';
+import { ClientContext } from '../sign-in/client-context';
+import { DpopRequest } from '../sign-in/dpop-binding';
+import { RefreshTokenResolver } from '../sign-in/refresh-token-resolver';
+import { SessionGuardian } from '../sign-in/session-guardian';
+import { SessionIssuer, TokenSet } from '../sign-in/session-issuer';
 
 export interface RefreshInput {
   realm: Realm;

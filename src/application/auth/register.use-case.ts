@@ -6,8 +6,8 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountEmails } from './account-emails';
-import { NewPassword } from './new-password';
+import { AccountEmails } from '../account/account-emails';
+import { NewPassword } from '../account/new-password';
 
 export interface RegisterInput {
   realm: Realm;

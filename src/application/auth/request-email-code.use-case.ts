@@ -7,9 +7,9 @@ import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountEmails } from './account-emails';
-import { EMAIL_CODE_DIGITS, EMAIL_CODE_TTL_SECONDS, emailCodeHashInput } from './email-codes';
-import { ReturnUrls } from './return-urls';
+import { AccountEmails } from '../account/account-emails';
+import { EMAIL_CODE_DIGITS, EMAIL_CODE_TTL_SECONDS, emailCodeHashInput } from '../account/email-codes';
+import { ReturnUrls } from '../account/return-urls';
 
 /** RFC 7636 S256: the base64url SHA-256 of a 43–128 character verifier, so exactly 43 characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

@@ -4,9 +4,9 @@ import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { AccountTakeover } from './account-takeover';
-import { EmailLinkTokens, invalidLinkToken } from './email-link-tokens';
-import { NewPassword } from './new-password';
+import { AccountTakeover } from '../account/account-takeover';
+import { EmailLinkTokens, invalidLinkToken } from '../account/email-link-tokens';
+import { NewPassword } from '../account/new-password';
 
 export interface ResetPasswordInput {
   realm: Realm;

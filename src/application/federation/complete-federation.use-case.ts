@@ -5,8 +5,8 @@ import { decideAccount, decideLink, FederationRefusal } from '../../domain/feder
 import { IdentityProvider } from '../../domain/federation/identity-provider';
 import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
-import { AccountEmails } from '../auth/account-emails';
-import { AccountTakeover } from '../auth/account-takeover';
+import { AccountEmails } from '../account/account-emails';
+import { AccountTakeover } from '../account/account-takeover';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
-import { ClientContext } from '../auth/client-context';
-import { DpopRequest } from '../auth/dpop-binding';
-import { SessionIssuer } from '../auth/session-issuer';
-import { SignInContinuation, SignInOutcome } from '../auth/sign-in-continuation';
+import { ClientContext } from '../sign-in/client-context';
+import { DpopRequest } from '../sign-in/dpop-binding';
+import { SessionIssuer } from '../sign-in/session-issuer';
+import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
 import { LinkedIdentityRepository } from '../ports/linked-identity.repository';

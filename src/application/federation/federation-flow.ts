@@ -1,4 +1,4 @@
-import { ClientContext } from '../auth/client-context';
+import { ClientContext } from '../sign-in/client-context';
 
 /** A sign-in at a provider may take this long (the `state`'s life). */
 export const STATE_TTL_SECONDS = 600;

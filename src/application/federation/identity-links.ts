@@ -3,7 +3,7 @@ import { IdentityProvider } from '../../domain/federation/identity-provider';
 import { LinkedIdentity } from '../../domain/federation/linked-identity';
 import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
-import { AccountEmails } from '../auth/account-emails';
+import { AccountEmails } from '../account/account-emails';
 import { AuditLog } from '../ports/audit-log';
 import { LinkedIdentityRepository } from '../ports/linked-identity.repository';
 

@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors';
 import { decideLink } from '../../domain/federation/account-linking';
 import { LinkedIdentity } from '../../domain/federation/linked-identity';
 import { Realm } from '../../domain/realm/realm';
-import { RecentAuthentication } from '../auth/recent-authentication';
+import { RecentAuthentication } from '../sign-in/recent-authentication';
 import { Clock } from '../ports/clock';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
 import { IdentityProviderRepository } from '../ports/identity-provider.repository';

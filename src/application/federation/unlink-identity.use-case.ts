@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
-import { RecentAuthentication } from '../auth/recent-authentication';
+import { RecentAuthentication } from '../sign-in/recent-authentication';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { LinkedIdentityRepository } from '../ports/linked-identity.repository';

@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { normaliseRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeFrom } from '../../domain/mfa/recovery-code';
 import { User } from '../../domain/user/user';
-import { AccountEmails } from '../auth/account-emails';
+import { AccountEmails } from '../account/account-emails';
 import { AuditLog } from '../ports/audit-log';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { PasswordHasher } from '../ports/password-hasher';
@@ -11,8 +11,8 @@ import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
-import { RecentAuthentication } from '../auth/recent-authentication';
-import { confirmPasswordUnderLockout } from '../auth/wrong-password';
+import { RecentAuthentication } from '../sign-in/recent-authentication';
+import { confirmPasswordUnderLockout } from '../sign-in/wrong-password';
 
 /** The signed-in caller of a /mfa endpoint. */
 export interface MfaActor {

@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
-import { MfaChallenges, PendingLogin } from '../auth/mfa-challenges';
+import { MfaChallenges, PendingLogin } from '../sign-in/mfa-challenges';
 import { OneTimeToken } from '../ports/one-time-token.repository';
 
 export interface OpenChallenge {

@@ -3,7 +3,7 @@ import { normaliseRecoveryCode } from '../../domain/mfa/recovery-code';
 import { signCountAcceptable } from '../../domain/mfa/webauthn';
 import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
-import { PendingLogin } from '../auth/mfa-challenges';
+import { PendingLogin } from '../sign-in/mfa-challenges';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SecretCipher } from '../ports/secret-cipher';

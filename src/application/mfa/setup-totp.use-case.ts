@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
-import { RecentAuthentication } from '../auth/recent-authentication';
+import { RecentAuthentication } from '../sign-in/recent-authentication';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { QrCodeRenderer } from '../ports/qr-code-renderer';

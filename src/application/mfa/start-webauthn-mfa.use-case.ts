@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
-import { MfaChallenges, PendingLogin } from '../auth/mfa-challenges';
+import { MfaChallenges, PendingLogin } from '../sign-in/mfa-challenges';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { credentialName } from '../../domain/mfa/webauthn';
-import { RecentAuthentication } from '../auth/recent-authentication';
+import { RecentAuthentication } from '../sign-in/recent-authentication';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';

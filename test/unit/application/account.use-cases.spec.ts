@@ -1,9 +1,9 @@
-import { AccountEmails } from '../../../src/application/auth/account-emails';
-import { AccountTakeover } from '../../../src/application/auth/account-takeover';
-import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
+import { AccountEmails } from '../../../src/application/account/account-emails';
+import { AccountTakeover } from '../../../src/application/account/account-takeover';
+import { RecentAuthentication } from '../../../src/application/sign-in/recent-authentication';
 import { ChangePasswordUseCase } from '../../../src/application/auth/change-password.use-case';
-import { EmailLinkTokens } from '../../../src/application/auth/email-link-tokens';
-import { NewPassword } from '../../../src/application/auth/new-password';
+import { EmailLinkTokens } from '../../../src/application/account/email-link-tokens';
+import { NewPassword } from '../../../src/application/account/new-password';
 import { ForgotPasswordUseCase } from '../../../src/application/auth/forgot-password.use-case';
 import { ResendVerificationUseCase } from '../../../src/application/auth/resend-verification.use-case';
 import { ResetPasswordUseCase } from '../../../src/application/auth/reset-password.use-case';

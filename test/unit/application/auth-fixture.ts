@@ -1,11 +1,11 @@
 import { LoginUseCase } from '../../../src/application/auth/login.use-case';
-import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
-import { RefreshTokenResolver } from '../../../src/application/auth/refresh-token-resolver';
+import { MfaChallenges } from '../../../src/application/sign-in/mfa-challenges';
+import { RefreshTokenResolver } from '../../../src/application/sign-in/refresh-token-resolver';
 import { RefreshUseCase } from '../../../src/application/auth/refresh.use-case';
-import { NewPassword } from '../../../src/application/auth/new-password';
+import { NewPassword } from '../../../src/application/account/new-password';
 import { RegisterUseCase } from '../../../src/application/auth/register.use-case';
-import { SessionIssuer } from '../../../src/application/auth/session-issuer';
-import { SignInContinuation } from '../../../src/application/auth/sign-in-continuation';
+import { SessionIssuer } from '../../../src/application/sign-in/session-issuer';
+import { SignInContinuation } from '../../../src/application/sign-in/sign-in-continuation';
 import { User } from '../../../src/domain/user/user';
 import { useCaseFixture } from './fixture';
 

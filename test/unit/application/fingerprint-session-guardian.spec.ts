@@ -1,8 +1,8 @@
-import { AccountEmails } from '../../../src/application/auth/account-emails';
-import { ClientContext } from '../../../src/application/auth/client-context';
-import { DeviceObserver } from '../../../src/application/auth/device-observation';
-import { FingerprintSessionGuardian } from '../../../src/application/auth/fingerprint-session-guardian';
-import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
+import { AccountEmails } from '../../../src/application/account/account-emails';
+import { ClientContext } from '../../../src/application/sign-in/client-context';
+import { DeviceObserver } from '../../../src/application/sign-in/device-observation';
+import { FingerprintSessionGuardian } from '../../../src/application/sign-in/fingerprint-session-guardian';
+import { MfaChallenges } from '../../../src/application/sign-in/mfa-challenges';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { Transaction } from '../../../src/application/ports/transaction';
 import { loadConfig } from '../../../src/config/load-config';

@@ -1,4 +1,4 @@
-import { MfaChallenges } from '../../../src/application/auth/mfa-challenges';
+import { MfaChallenges } from '../../../src/application/sign-in/mfa-challenges';
 import { ConfirmTotpUseCase } from '../../../src/application/mfa/confirm-totp.use-case';
 import { DisableTotpUseCase } from '../../../src/application/mfa/disable-totp.use-case';
 import { SetupTotpUseCase } from '../../../src/application/mfa/setup-totp.use-case';

@@ -1,4 +1,4 @@
-import { NewPasswordChange } from '../../../src/application/auth/new-password';
+import { NewPasswordChange } from '../../../src/application/account/new-password';
 import { aUser } from '../../builders/user.builder';
 import { authFixture } from './auth-fixture';
 

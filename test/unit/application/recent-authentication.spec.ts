@@ -1,4 +1,4 @@
-import { RecentAuthentication } from '../../../src/application/auth/recent-authentication';
+import { RecentAuthentication } from '../../../src/application/sign-in/recent-authentication';
 import { loadConfig } from '../../../src/config/load-config';
 import { Session } from '../../../src/domain/session/session';
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';

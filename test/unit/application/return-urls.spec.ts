@@ -1,4 +1,4 @@
-import { ReturnUrls } from '../../../src/application/auth/return-urls';
+import { ReturnUrls } from '../../../src/application/account/return-urls';
 import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { loadConfig } from '../../../src/config/load-config';
 import { Realm } from '../../../src/domain/realm/realm';

@@ -1,6 +1,6 @@
 import { AdminActor } from '../../../src/application/admin/admin-actor';
 import { CreateUserUseCase } from '../../../src/application/admin/create-user.use-case';
-import { NewPassword } from '../../../src/application/auth/new-password';
+import { NewPassword } from '../../../src/application/account/new-password';
 import { SetUserAppMetadataUseCase } from '../../../src/application/admin/set-user-app-metadata.use-case';
 import { SetUserRolesUseCase } from '../../../src/application/admin/set-user-roles.use-case';
 import { CreateRoleUseCase } from '../../../src/application/roles/create-role.use-case';

@@ -1,7 +1,7 @@
 import { firstFactorAmr } from '../../../src/application/mfa/verify-mfa.use-case';
-import { AccountTakeover } from '../../../src/application/auth/account-takeover';
-import { DeviceObserver } from '../../../src/application/auth/device-observation';
-import { PendingLogin } from '../../../src/application/auth/mfa-challenges';
+import { AccountTakeover } from '../../../src/application/account/account-takeover';
+import { DeviceObserver } from '../../../src/application/sign-in/device-observation';
+import { PendingLogin } from '../../../src/application/sign-in/mfa-challenges';
 import { DetectedDevice, DeviceDetector } from '../../../src/application/ports/device-detector';
 import { Session } from '../../../src/domain/session/session';
 import { aUser } from '../../builders/user.builder';

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res }
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AuthenticateUseCase, Principal } from '../../../application/auth/authenticate.use-case';
-import { DpopBinding } from '../../../application/auth/dpop-binding';
+import { DpopBinding } from '../../../application/sign-in/dpop-binding';
 import { CompleteFederationUseCase } from '../../../application/federation/complete-federation.use-case';
 import { ExchangeLoginCodeUseCase } from '../../../application/federation/exchange-login-code.use-case';
 import { LinkIdentityUseCase } from '../../../application/federation/link-identity.use-case';

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { AuthenticateUseCase, Principal } from '../../../application/auth/authenticate.use-case';
-import { DpopBinding } from '../../../application/auth/dpop-binding';
+import { DpopBinding } from '../../../application/sign-in/dpop-binding';
 import { Clock } from '../../../application/ports/clock';
 import { DomainError } from '../../../domain/errors';
 import { IS_ADMIN, IS_PUBLIC, routeMetadata } from '../decorators';

@@ -12,8 +12,8 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Response } from 'express';
-import { MfaChallenges } from '../../../application/auth/mfa-challenges';
-import { RefreshTokenResolver } from '../../../application/auth/refresh-token-resolver';
+import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
+import { RefreshTokenResolver } from '../../../application/sign-in/refresh-token-resolver';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Email } from '../../../domain/user/email';

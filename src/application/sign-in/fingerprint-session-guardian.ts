@@ -7,7 +7,7 @@ import { User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { SessionRepository } from '../ports/session.repository';
 import { Transaction } from '../ports/transaction';
-import { AccountEmails } from './account-emails';
+import { AccountEmails } from '../account/account-emails';
 import { ClientContext } from './client-context';
 import { DeviceObserver } from './device-observation';
 import { MfaChallenges } from './mfa-challenges';
