@@ -11,10 +11,8 @@ import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountTakeover } from '../account/account-takeover';
 import { ClientContext } from '../sign-in/client-context';
-import { DeviceObserver } from '../sign-in/device-observation';
 import { DpopRequest } from '../sign-in/dpop-binding';
 import { EMAIL_CODE_DIGITS, EMAIL_CODE_MAX_ATTEMPTS, emailCodeHashInput } from '../account/email-codes';
-import { SessionIssuer } from '../sign-in/session-issuer';
 import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 
 const EMAIL_AMR = ['email'];
@@ -41,8 +39,6 @@ export class EmailCodeSignInUseCase {
     private readonly secureTokens: SecureTokens,
     private readonly users: UserRepository,
     private readonly takeover: AccountTakeover,
-    private readonly devices: DeviceObserver,
-    private readonly issuer: SessionIssuer,
     private readonly continuation: SignInContinuation,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
@@ -62,9 +58,7 @@ export class EmailCodeSignInUseCase {
    */
   async execute(input: EmailCodeSignInInput): Promise<SignInOutcome> {
     const { realm, client } = input;
-    const now = this.clock.now();
-    const observation = this.devices.observe(client);
-    const dpopJkt = await this.issuer.bindingKey(input.dpop, now);
+    const { now, observation, dpopJkt } = await this.continuation.begin(client, input.dpop);
     const refuse = async (reason: string, token: OneTimeToken | null): Promise<never> => {
       const via = 'code' in input.proof ? 'code' : 'link';
       const user = token?.userId ? { id: token.userId } : null;

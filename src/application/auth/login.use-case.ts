@@ -10,9 +10,7 @@ import { Transaction } from '../ports/transaction';
 import { FailedLoginOutcome, UserRepository } from '../ports/user.repository';
 import { ClientContext } from '../sign-in/client-context';
 import { accountLocked, recordWrongPassword } from '../sign-in/wrong-password';
-import { DeviceObserver } from '../sign-in/device-observation';
 import { DpopRequest } from '../sign-in/dpop-binding';
-import { SessionIssuer } from '../sign-in/session-issuer';
 import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 
 export interface LoginInput {
@@ -33,8 +31,6 @@ export class LoginUseCase {
   constructor(
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
-    private readonly issuer: SessionIssuer,
-    private readonly devices: DeviceObserver,
     private readonly continuation: SignInContinuation,
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
@@ -47,9 +43,8 @@ export class LoginUseCase {
    *   INVALID_DPOP_PROOF
    */
   async execute(input: LoginInput): Promise<LoginResult> {
-    const observation = this.devices.observe(input.client);
     // Before the user is looked up: a bad proof is refused alike for every email and password.
-    const dpopJkt = await this.issuer.bindingKey(input.dpop, this.clock.now());
+    const { observation, dpopJkt } = await this.continuation.begin(input.client, input.dpop);
     const { realm, client } = input;
     const user = await this.users.findByEmail(realm.id, Email.normalise(input.email));
     if (!user || !user.passwordHash) {

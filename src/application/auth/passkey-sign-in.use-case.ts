@@ -5,9 +5,7 @@ import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
 import { AccountEmails } from '../account/account-emails';
 import { ClientContext } from '../sign-in/client-context';
-import { DeviceObserver } from '../sign-in/device-observation';
 import { DpopRequest } from '../sign-in/dpop-binding';
-import { SessionIssuer } from '../sign-in/session-issuer';
 import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 import { Clock } from '../ports/clock';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
@@ -82,8 +80,6 @@ export class PasskeySignInUseCase {
     private readonly secureTokens: SecureTokens,
     private readonly credentials: MfaCredentialRepository,
     private readonly users: UserRepository,
-    private readonly issuer: SessionIssuer,
-    private readonly devices: DeviceObserver,
     private readonly continuation: SignInContinuation,
     private readonly emails: AccountEmails,
     private readonly tx: Transaction,
@@ -101,10 +97,8 @@ export class PasskeySignInUseCase {
    */
   async execute(input: PasskeySignInInput): Promise<SignInOutcome> {
     const { realm, client } = input;
-    const now = this.clock.now();
     // A malformed fingerprint or a bad DPoP proof is refused before the challenge is spent.
-    const observation = this.devices.observe(client);
-    const dpopJkt = await this.issuer.bindingKey(input.dpop, now);
+    const { now, observation, dpopJkt } = await this.continuation.begin(client, input.dpop);
     const refuse = async (reason: string, user: User | null = null, details: Record<string, unknown> = {}): Promise<never> => {
       await this.continuation.refused({ realm, client, method: 'passkey', user }, now, { reason, ...details });
       throw refusedAnswer();

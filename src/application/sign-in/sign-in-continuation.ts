@@ -8,6 +8,7 @@ import { Transaction } from '../ports/transaction';
 import { SignInRefusedError, UserRepository } from '../ports/user.repository';
 import { ClientContext } from './client-context';
 import { DeviceObservation, DeviceObserver } from './device-observation';
+import { DpopRequest } from './dpop-binding';
 import { MfaChallenges, SignInMethod } from './mfa-challenges';
 import { SessionIssuer, TokenSet } from './session-issuer';
 import { accountLocked } from './wrong-password';
@@ -71,6 +72,22 @@ export class SignInContinuation {
     private readonly tx: Transaction,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * What every way in reads of its request before its factor is checked, so that neither a
+   * malformed fingerprint nor a bad DPoP proof costs the user a code, a challenge or a try: the
+   * request's device, and the DPoP key a new session will be bound to (null without a proof).
+   * @throws DomainError VALIDATION_FAILED (malformed fingerprint) | INVALID_DPOP_PROOF
+   */
+  async begin(
+    client: ClientContext,
+    dpop: DpopRequest | null | undefined,
+  ): Promise<{ now: Date; observation: DeviceObservation; dpopJkt: string | null }> {
+    const now = this.clock.now();
+    const observation = this.devices.observe(client);
+    const dpopJkt = await this.issuer.bindingKey(dpop, now);
+    return { now, observation, dpopJkt };
+  }
 
   /**
    * @throws DomainError ACCOUNT_LOCKED | ACCOUNT_SUSPENDED | EMAIL_NOT_VERIFIED | INVALID_CREDENTIALS (the
