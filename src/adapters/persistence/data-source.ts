@@ -22,6 +22,7 @@ import { RealmRolesAndAppMetadata1764290000000 } from '../../../migrations/17642
 import { RealmReturnUrls1764300000000 } from '../../../migrations/1764300000000-realm-return-urls';
 import { WebauthnCredentialDisabled1764310000000 } from '../../../migrations/1764310000000-webauthn-credential-disabled';
 import { RealmClientRegistration1764320000000 } from '../../../migrations/1764320000000-realm-client-registration';
+import { ClientsAndResources1764330000000 } from '../../../migrations/1764330000000-clients-and-resources';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   RealmReturnUrls1764300000000,
   WebauthnCredentialDisabled1764310000000,
   RealmClientRegistration1764320000000,
+  ClientsAndResources1764330000000,
 ];
 
 /**
