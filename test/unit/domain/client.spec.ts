@@ -129,7 +129,9 @@ describe('Client', () => {
 
   it('checks a change against the whole client: no client_credentials for a public client, no last redirect URI taken away', () => {
     const client = Client.register(base(), []);
-    expect(refusal(() => client.update({ grantTypes: ['authorization_code', 'client_credentials'] }, [], LATER))).toEqual({ field: 'grantTypes' });
+    expect(refusal(() => client.update({ grantTypes: ['authorization_code', 'client_credentials'] }, [], LATER))).toEqual({
+      field: 'grantTypes',
+    });
     expect(refusal(() => client.update({ redirectUris: [] }, [], LATER))).toEqual({ field: 'redirectUris' });
     expect(refusal(() => client.update({ resources: [] }, [], LATER))).toBeNull();
     client.update({ grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'], redirectUris: [], name: 'TV app' }, [], LATER);
