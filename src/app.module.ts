@@ -3,6 +3,7 @@ import { ConfigModule } from './config/config.module';
 import { AccountModule } from './modules/account.module';
 import { AdminModule } from './modules/admin.module';
 import { AuthModule } from './modules/auth.module';
+import { ClientsModule } from './modules/clients.module';
 import { ConsoleModule } from './modules/console.module';
 import { CryptoModule } from './modules/crypto.module';
 import { HousekeepingModule } from './modules/housekeeping.module';
@@ -44,6 +45,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     HousekeepingModule,
     HttpPipelineModule,
     WebhooksModule,
+    ClientsModule,
     ConsoleModule,
   ],
 })

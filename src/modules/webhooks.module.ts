@@ -18,7 +18,8 @@ import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-pr
 /**
  * Webhooks: the admin routes, the queue of deliveries written with each audit event (the audit
  * log's decorator in ObservabilityModule takes it from here through its port), the dispatcher
- * that signs and sends them, and their SSRF rule (on the outbound connector).
+ * that signs and sends them, and their SSRF rule (on the outbound connector), which the other calls
+ * out to addresses administrators choose follow too (clients' back-channel logout and JWKS URIs).
  */
 @Module({
   controllers: [AdminWebhooksController],
@@ -38,6 +39,6 @@ import { WebhookReadinessProbe } from '../adapters/webhooks/webhook-readiness-pr
     ListWebhookDeliveriesUseCase,
     RetryWebhookDeliveryUseCase,
   ],
-  exports: [WebhookDeliveryQueue, WebhookReadinessProbe],
+  exports: [WebhookDeliveryQueue, WebhookReadinessProbe, WebhookTargetPolicy],
 })
 export class WebhooksModule {}

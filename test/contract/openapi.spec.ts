@@ -288,6 +288,22 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
       ['patch', '/v1/admin/realm', 200, await admin.patch('/realm').send({ settings: { passwordMinLength: 8 } })],
       ['patch', '/v1/admin/realm', 400, await admin.patch('/realm').send({ settings: { passwordMinLength: 4 } })],
       ['get', '/v1/admin/users/{id}', 404, await admin.get('/users/00000000-0000-4000-8000-000000000000')],
+      [
+        'post',
+        '/v1/admin/resources',
+        201,
+        await admin.post('/resources').send({ identifier: 'https://api.openapi.example', name: 'API', scopes: [{ name: 'read' }] }),
+      ],
+      ['get', '/v1/admin/resources', 200, await admin.get('/resources')],
+      [
+        'post',
+        '/v1/admin/clients',
+        201,
+        await admin.post('/clients').send({ name: 'Backend', type: 'confidential', redirectUris: ['https://app.example/cb'] }),
+      ],
+      ['get', '/v1/admin/clients', 200, await admin.get('/clients')],
+      ['get', '/v1/admin/clients/{clientId}', 404, await admin.get('/clients/unknown')],
+      ['post', '/v1/admin/initial-access-tokens', 201, await admin.post('/initial-access-tokens').send({})],
     ];
     const problems = calls.flatMap(([method, path, status, res]) =>
       res.status !== status

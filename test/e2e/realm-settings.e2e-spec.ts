@@ -99,6 +99,7 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
           passwordMinLength: 8,
           fingerprintMatchThreshold: c.fingerprintMatchThreshold,
           allowedReturnUrls: [],
+          clientRegistration: 'closed',
         },
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
@@ -106,7 +107,7 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
 
       const changed = await patchOk(realm, {
         name: 'Acme Shop',
-        settings: { lockout: { maxFailures: 4 }, accessTokenTtlSeconds: 600, fingerprintMatchThreshold: 0.8 },
+        settings: { lockout: { maxFailures: 4 }, accessTokenTtlSeconds: 600, fingerprintMatchThreshold: 0.8, clientRegistration: 'token' },
       });
       expect(changed).toMatchObject({
         name: 'Acme Shop',
@@ -114,13 +115,15 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
           lockout: { maxFailures: 4, durationSeconds: c.lockoutDurationSeconds },
           accessTokenTtlSeconds: 600,
           fingerprintMatchThreshold: 0.8,
+          clientRegistration: 'token',
         },
       });
       // Merged member by member: durationSeconds set later keeps maxFailures.
       const merged = await patchOk(realm, { settings: { lockout: { durationSeconds: 30 } } });
       expect((merged.settings as Body).lockout).toEqual({ maxFailures: 4, durationSeconds: 30 });
-      const reset = await patchOk(realm, { settings: { lockout: null, accessTokenTtlSeconds: null } });
+      const reset = await patchOk(realm, { settings: { lockout: null, accessTokenTtlSeconds: null, clientRegistration: null } });
       expect(reset.settings).toMatchObject({
+        clientRegistration: 'closed',
         lockout: { maxFailures: c.lockoutMaxFailures, durationSeconds: c.lockoutDurationSeconds },
         accessTokenTtlSeconds: c.accessTokenTtlSeconds,
         fingerprintMatchThreshold: 0.8,
@@ -193,6 +196,7 @@ describe('realm settings: GET/PATCH /v1/admin/realm and their effect', () => {
       ['publicUrl with another scheme', { settings: { publicUrl: 'javascript:alert(1)' } }, 'settings.publicUrl'],
       ['publicUrl with credentials', { settings: { publicUrl: 'https://u:p@app.example.com' } }, 'settings.publicUrl'],
       ['registration neither open nor closed', { settings: { registration: 'invite' } }, 'settings.registration'],
+      ['clientRegistration neither closed, token nor open', { settings: { clientRegistration: 'invite' } }, 'settings.clientRegistration'],
       ['requireVerifiedEmail not a boolean', { settings: { requireVerifiedEmail: 'yes' } }, 'settings.requireVerifiedEmail'],
       ['webauthn.rpId with a scheme', { settings: { webauthn: { rpId: 'https://example.com' } } }, 'settings.webauthn.rpId'],
       ['webauthn.rpName empty', { settings: { webauthn: { rpName: ' ' } } }, 'settings.webauthn.rpName'],

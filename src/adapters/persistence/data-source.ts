@@ -21,6 +21,8 @@ import { SessionEndIndexes1764263000000 } from '../../../migrations/176426300000
 import { RealmRolesAndAppMetadata1764290000000 } from '../../../migrations/1764290000000-realm-roles-and-app-metadata';
 import { RealmReturnUrls1764300000000 } from '../../../migrations/1764300000000-realm-return-urls';
 import { WebauthnCredentialDisabled1764310000000 } from '../../../migrations/1764310000000-webauthn-credential-disabled';
+import { RealmClientRegistration1764320000000 } from '../../../migrations/1764320000000-realm-client-registration';
+import { ClientsAndResources1764330000000 } from '../../../migrations/1764330000000-clients-and-resources';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -46,6 +48,8 @@ export const MIGRATIONS = [
   RealmRolesAndAppMetadata1764290000000,
   RealmReturnUrls1764300000000,
   WebauthnCredentialDisabled1764310000000,
+  RealmClientRegistration1764320000000,
+  ClientsAndResources1764330000000,
 ];
 
 /**

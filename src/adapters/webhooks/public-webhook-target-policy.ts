@@ -12,8 +12,8 @@ export class PublicWebhookTargetPolicy implements WebhookTargetPolicy {
     private readonly config: AppConfig,
   ) {}
 
-  async check(url: string): Promise<ResolvedAddress> {
-    const policy = { allowHttp: this.config.webhookAllowHttp, allowPrivateNetworks: this.config.webhookAllowPrivateNetworks, field: 'url' };
+  async check(url: string, field = 'url'): Promise<ResolvedAddress> {
+    const policy = { allowHttp: this.config.webhookAllowHttp, allowPrivateNetworks: this.config.webhookAllowPrivateNetworks, field };
     return (await this.connector.check(url, policy)).target;
   }
 }

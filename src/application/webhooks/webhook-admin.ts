@@ -1,7 +1,8 @@
 import { AppConfig } from '../../config/app-config';
 import { AUDIT_EVENT_TYPES } from '../../domain/audit/audit-event';
 import { DomainError } from '../../domain/errors';
-import { normaliseEvents, normaliseWebhookUrl, Webhook } from '../../domain/webhook/webhook';
+import { normaliseOutboundUrl } from '../../domain/outbound-url';
+import { normaliseEvents, Webhook } from '../../domain/webhook/webhook';
 import { WebhookRepository } from '../ports/webhook.repository';
 import { WebhookTargetPolicy } from '../ports/webhook-target-policy';
 
@@ -26,12 +27,14 @@ export async function lockWebhook(webhooks: WebhookRepository, realmId: string, 
 }
 
 /**
- * A URL as it will be stored, once its form and every address its host resolves to pass.
+ * A URL as it will be stored, once its form and every address its host resolves to pass the
+ * webhooks' address rules (contract §7.1), which every call out to an address an administrator
+ * chooses follows (a client's back-channel logout URI and JWKS too): refusals name `field`.
  * @throws DomainError VALIDATION_FAILED
  */
-export async function acceptableUrl(policy: WebhookTargetPolicy, config: AppConfig, url: string): Promise<string> {
-  const normalised = normaliseWebhookUrl(url, config.webhookAllowHttp);
-  await policy.check(normalised);
+export async function acceptableUrl(policy: WebhookTargetPolicy, config: AppConfig, url: string, field = 'url'): Promise<string> {
+  const normalised = normaliseOutboundUrl(url, config.webhookAllowHttp, field);
+  await policy.check(normalised, field);
   return normalised;
 }
 

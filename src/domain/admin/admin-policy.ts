@@ -7,8 +7,10 @@ export interface AdminActionRule {
   /** Super-admins only (realms), instead of any administrator of the realm. */
   readonly superAdminOnly?: true;
   /**
-   * Changes what protects `master`'s super-admins (its settings, identity providers, roles): in
-   * `master` only a super-admin may, since a sign-in link, lockout or provider of `master` reaches them.
+   * Changes what protects `master`'s super-admins (its settings, identity providers, roles), or
+   * is theirs alone there (its clients, resources and initial access tokens, read or written: a
+   * client skips consent and chooses where codes go): in `master` only a super-admin may, since a
+   * sign-in link, lockout, provider or client of `master` reaches them.
    */
   readonly guardsMaster?: true;
   /**
@@ -60,6 +62,17 @@ export const ADMIN_ACTIONS = {
   'webhook.rotate-secret': {},
   'webhook.deliveries.list': {},
   'webhook.delivery.retry': {},
+  'clients.list': { guardsMaster: true },
+  'clients.create': { guardsMaster: true },
+  'client.read': { guardsMaster: true },
+  'client.update': { guardsMaster: true },
+  'client.delete': { guardsMaster: true },
+  'client.rotate-secret': { guardsMaster: true },
+  'resources.list': { guardsMaster: true },
+  'resources.create': { guardsMaster: true },
+  'resource.update': { guardsMaster: true },
+  'resource.delete': { guardsMaster: true },
+  'initial-access-tokens.create': { guardsMaster: true },
 } as const satisfies Record<string, AdminActionRule>;
 
 export type AdminActionName = keyof typeof ADMIN_ACTIONS;
@@ -101,7 +114,7 @@ export type AdminDecision =
  * The one authorisation rule of the admin API, from (caller, realm, action, target): the
  * super-admin administers every realm; a realm-admin its own realm, but in `master` nothing that
  * protects the super-admins — their accounts and what belongs to them, `master`'s settings,
- * identity providers and roles. `target` is the user the action is on (a session's owner), null
+ * identity providers and roles — nor `master`'s clients and resources. `target` is the user the action is on (a session's owner), null
  * when it names none or nobody of the realm (the action then answers 404 itself).
  */
 export function decideAdmin(caller: AdminCaller, realmId: string, action: AdminActionName, target: User | null): AdminDecision {

@@ -38,7 +38,14 @@ export type AuditEventType =
   | 'identity_provider.deleted'
   | 'role.created'
   | 'role.deleted'
-  | 'user.app_metadata_changed';
+  | 'user.app_metadata_changed'
+  | 'client.created'
+  | 'client.updated'
+  | 'client.deleted'
+  | 'client.secret_rotated'
+  | 'resource.created'
+  | 'resource.updated'
+  | 'resource.deleted';
 
 // A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
 const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
@@ -81,6 +88,13 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'role.created': true,
   'role.deleted': true,
   'user.app_metadata_changed': true,
+  'client.created': true,
+  'client.updated': true,
+  'client.deleted': true,
+  'client.secret_rotated': true,
+  'resource.created': true,
+  'resource.updated': true,
+  'resource.deleted': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 

@@ -2,7 +2,7 @@ import { DomainError } from '../errors';
 import { matches } from '../session/device-fingerprint';
 import type { SessionLifetime } from '../session/session';
 import { assertAcceptablePassword, PasswordContext } from '../user/password-policy';
-import { copySettings, LockoutSettings, RealmSettings, RelyingPartySettings } from './realm-settings';
+import { ClientRegistrationMode, copySettings, LockoutSettings, RealmSettings, RelyingPartySettings } from './realm-settings';
 
 /**
  * The rules a realm applies to sign-ins, sessions, passwords and the links it sends, read from
@@ -35,6 +35,11 @@ export class RealmPolicy {
   /** Anyone may make an account (registration, a first email code or identity-provider sign-in). */
   get registrationOpen(): boolean {
     return this.s.registration === 'open';
+  }
+
+  /** Who may register clients at the realm's OpenID provider without an administrator (RFC 7591). */
+  get clientRegistration(): ClientRegistrationMode {
+    return this.s.clientRegistration;
   }
 
   /** Signing in needs a verified email address. */

@@ -173,6 +173,15 @@ export const REALM_SETTINGS = {
     },
     default: [] as string[],
   },
+  /**
+   * Dynamic client registration at the realm's OpenID provider (RFC 7591): `closed` (no
+   * endpoint), `token` (with an initial access token), `open` (anyone; public clients only).
+   */
+  clientRegistration: {
+    parse: (value: unknown): 'closed' | 'token' | 'open' | Refusal =>
+      value === 'closed' || value === 'token' || value === 'open' ? value : refuse('must be "closed", "token" or "open"'),
+    default: 'closed',
+  },
 } satisfies Record<string, Setting<unknown> | SettingGroup>;
 
 type Table = typeof REALM_SETTINGS;
@@ -188,6 +197,7 @@ export type RealmSettings = { -readonly [K in keyof Table]: ValueOf<Table[K]> };
 export type RelyingPartySettings = RealmSettings['webauthn'];
 export type LockoutSettings = RealmSettings['lockout'];
 export type Registration = RealmSettings['registration'];
+export type ClientRegistrationMode = RealmSettings['clientRegistration'];
 
 /**
  * What a realm stores: each field (and each member of `webauthn` and `lockout`) its own value,

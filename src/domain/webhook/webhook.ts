@@ -1,4 +1,3 @@
-import { normaliseOutboundUrl } from '../outbound-url';
 import { AuditEventType } from '../audit/audit-event';
 import { DomainError } from '../errors';
 
@@ -51,11 +50,6 @@ export function normaliseEvents(events: readonly string[], known: readonly Audit
   const unknown = events.filter((e) => !known.includes(e as AuditEventType));
   if (unknown.length) throw DomainError.validation('events', `unknown event type ${JSON.stringify(unknown[0])}`);
   return [...new Set(events)];
-}
-
-/** A webhook's URL as stored (see `normaliseOutboundUrl`). */
-export function normaliseWebhookUrl(raw: string, allowHttp: boolean): string {
-  return normaliseOutboundUrl(raw, allowHttp, 'url');
 }
 
 /** An endpoint of a realm's backend that receives the realm's events, signed. */

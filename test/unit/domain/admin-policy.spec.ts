@@ -41,7 +41,7 @@ describe('decideAdmin: the admin API authorisation rule', () => {
     }
   });
 
-  it("keeps a realm-admin of master from master's settings, providers and roles, and from anything of a super-admin", () => {
+  it("keeps a realm-admin of master from master's settings, providers, roles and clients, and from anything of a super-admin", () => {
     const decided = Object.fromEntries(
       actions.map((action) => [
         action,
@@ -86,12 +86,23 @@ describe('decideAdmin: the admin API authorisation rule', () => {
       'webhook.rotate-secret': ['allowed', 'allowed'],
       'webhook.deliveries.list': ['allowed', 'allowed'],
       'webhook.delivery.retry': ['allowed', 'allowed'],
+      'clients.list': ['guards-master', 'guards-master'],
+      'clients.create': ['guards-master', 'guards-master'],
+      'client.read': ['guards-master', 'guards-master'],
+      'client.update': ['guards-master', 'guards-master'],
+      'client.delete': ['guards-master', 'guards-master'],
+      'client.rotate-secret': ['guards-master', 'guards-master'],
+      'resources.list': ['guards-master', 'guards-master'],
+      'resources.create': ['guards-master', 'guards-master'],
+      'resource.update': ['guards-master', 'guards-master'],
+      'resource.delete': ['guards-master', 'guards-master'],
+      'initial-access-tokens.create': ['guards-master', 'guards-master'],
     });
     expect(decideAdmin(masterAdmin, 'master', 'sessions.list', null)).toEqual({ allowed: true, superAdmin: false, hidesSuperAdmins: true });
   });
 
-  it('lets a realm-admin of another realm change its own realm settings and providers: only master guards the super-admins', () => {
-    for (const action of ['realm.update', 'identity-providers.create', 'roles.create'] as const) {
+  it('lets a realm-admin of another realm change its own realm settings, providers and clients: only master guards the super-admins', () => {
+    for (const action of ['realm.update', 'identity-providers.create', 'roles.create', 'clients.create', 'clients.list'] as const) {
       expect(decideAdmin(acmeAdmin, 'acme', action, null)).toEqual({ allowed: true, superAdmin: false, hidesSuperAdmins: false });
     }
   });

@@ -16,6 +16,7 @@ const DEFAULTS: RealmSettings = {
   passwordMinLength: 8,
   fingerprintMatchThreshold: 0.7,
   allowedReturnUrls: [],
+  clientRegistration: 'closed',
 };
 const NOW = new Date('2026-11-25T12:00:00.000Z');
 

@@ -77,6 +77,12 @@ export class RealmSettingsPatchView {
     description: 'Exact return URLs for identity-provider and email-link sign-ins (absolute http(s), no fragment)',
   })
   allowedReturnUrls?: string[] | null;
+  @ApiPropertyOptional({
+    enum: ['closed', 'token', 'open'],
+    nullable: true,
+    description: 'Dynamic client registration: closed (the default), token (with an initial access token) or open',
+  })
+  clientRegistration?: string | null;
 }
 
 /** PATCH /v1/admin/realm. `settings` is checked field by field by the domain (unknown fields refused there). */

@@ -22,6 +22,8 @@ const SECRET_FIELDS = [
   'mfaToken',
   'code',
   'secret',
+  'clientSecret',
+  'initialAccessToken',
   'otpauthUrl',
   'qrCode',
   'recoveryCodes',

@@ -257,6 +257,13 @@ export class RealmSettingsView {
       'Where a sign-in with an identity provider or an email link may send the browser back (exact match; the console’s pages are always allowed)',
   })
   allowedReturnUrls: string[];
+  @ApiProperty({
+    enum: ['closed', 'token', 'open'],
+    example: 'closed',
+    description:
+      'Dynamic client registration at the realm’s OpenID provider: closed (none), token (with an initial access token), open (anyone; public clients only)',
+  })
+  clientRegistration: string;
 }
 
 export class RealmView {

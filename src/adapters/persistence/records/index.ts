@@ -1,4 +1,5 @@
 import { AuditEventRecord } from './audit-event.record';
+import { ClientRecord, InitialAccessTokenRecord, ResourceRecord } from './client.records';
 import { EmailOutboxRecord } from './email-outbox.record';
 import { FederationTokenRecord, IdentityProviderRecord, UserIdentityRecord } from './federation.records';
 import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } from './mfa.records';
@@ -32,4 +33,7 @@ export const RECORDS = [
   UserIdentityRecord,
   FederationTokenRecord,
   RoleRecord,
+  ClientRecord,
+  ResourceRecord,
+  InitialAccessTokenRecord,
 ];

@@ -20,6 +20,7 @@ export class RealmRecord {
   @Column({ type: 'integer', name: 'password_min_length', nullable: true }) passwordMinLength: number | null;
   @Column({ type: 'double precision', name: 'fingerprint_match_threshold', nullable: true }) fingerprintMatchThreshold: number | null;
   @Column({ type: 'text', name: 'allowed_return_urls', array: true, nullable: true }) allowedReturnUrls: string[] | null;
+  @Column({ type: 'text', name: 'client_registration', nullable: true }) clientRegistration: string | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
 }
