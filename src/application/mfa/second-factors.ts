@@ -12,7 +12,8 @@ import { WebAuthnRelyingParty } from '../ports/webauthn-relying-party';
 import { MfaAccount } from './mfa-account';
 
 /** What a second factor is answered with (`POST /mfa/verify`'s `type`). */
-export type MfaFactorType = 'totp' | 'webauthn' | 'recovery';
+export const MFA_FACTOR_TYPES = ['totp', 'webauthn', 'recovery'] as const;
+export type MfaFactorType = (typeof MFA_FACTOR_TYPES)[number];
 
 /** A second step being answered: the account, the code, and the challenge it answers. */
 export interface SecondFactorAttempt {

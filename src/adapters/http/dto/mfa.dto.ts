@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { MFA_FACTOR_TYPES, MfaFactorType } from '../../../application/mfa/second-factors';
 
 export class MfaVerifyDto {
   @ApiProperty({ description: 'The mfaToken from the login response (or from an MFA_REQUIRED error)' })
@@ -17,9 +18,9 @@ export class MfaVerifyDto {
   @MaxLength(16384)
   code: string;
 
-  @ApiProperty({ enum: ['totp', 'webauthn', 'recovery'] })
-  @IsIn(['totp', 'webauthn', 'recovery'])
-  type: 'totp' | 'webauthn' | 'recovery';
+  @ApiProperty({ enum: MFA_FACTOR_TYPES })
+  @IsIn(MFA_FACTOR_TYPES)
+  type: MfaFactorType;
 
   @ApiPropertyOptional({ description: 'Device fingerprint, as at login (≤ 4 KiB)' })
   @IsOptional()
