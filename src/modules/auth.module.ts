@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { NoSignInHooks, SignInHooks } from '../application/ports/sign-in-hooks';
 import { AuthenticateUseCase } from '../application/auth/authenticate.use-case';
 import { DeviceObserver } from '../application/sign-in/device-observation';
 import { GetMeUseCase } from '../application/auth/get-me.use-case';
@@ -34,6 +35,8 @@ import { AppConfig } from '../config/app-config';
 @Module({
   controllers: [AuthController, JwksController, RealmDiscoveryController],
   providers: [
+    // A realm's own decisions and claims at sign-in; none until hooks are bound.
+    { provide: SignInHooks, useClass: NoSignInHooks },
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
     { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
@@ -56,6 +59,7 @@ import { AppConfig } from '../config/app-config';
     AuthenticateUseCase,
   ],
   exports: [
+    SignInHooks,
     DeviceObserver,
     SessionIssuer,
     MfaChallenges,

@@ -66,7 +66,7 @@ export class JwtAccessTokens implements AccessTokens {
     if (!key) throw new Error('No current signing key');
     const iat = Math.floor(now.getTime() / 1000);
     return this.jwt.signAsync(
-      { iss: realmIssuer(this.config.issuer, claims.realm), ...claims, iat, exp: iat + ttlSeconds, jti: randomUUID() },
+      { ...claims, iss: realmIssuer(this.config.issuer, claims.realm), iat, exp: iat + ttlSeconds, jti: randomUUID() },
       { privateKey: key.privateKey as unknown as string, algorithm: ALGORITHM, header: { alg: ALGORITHM, typ: TOKEN_TYPE, kid: key.kid } },
     );
   }

@@ -8,6 +8,7 @@ import { GeoIp } from '../ports/geo-ip';
 import { RefreshTokenRepository } from '../ports/refresh-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
+import { SignInHooks } from '../ports/sign-in-hooks';
 import { ClientContext } from './client-context';
 import { DeviceObservation, DeviceObserver } from './device-observation';
 import { DpopBinding, DpopRequest } from './dpop-binding';
@@ -33,6 +34,7 @@ export class SessionIssuer {
     private readonly devices: DeviceObserver,
     private readonly geoIp: GeoIp,
     private readonly dpop: DpopBinding,
+    private readonly hooks: SignInHooks,
   ) {}
 
   /**
@@ -90,8 +92,12 @@ export class SessionIssuer {
 
   async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {
     const expiresIn = realm.policy.accessTokenTtlSeconds;
+    // The realm's own claims, when it has any; the token's own claims are written over them.
+    const asked = this.hooks.tokenClaims({ realm, user, sessionId: session.id, amr: session.amr });
+    const extra = asked ? await asked : null;
     const accessToken = await this.accessTokens.issue(
       {
+        ...extra,
         sub: user.id,
         realm: realm.id,
         sid: session.id,

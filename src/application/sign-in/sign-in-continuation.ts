@@ -4,6 +4,7 @@ import { Realm } from '../../domain/realm/realm';
 import { MfaMethod, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
+import { SignInHooks } from '../ports/sign-in-hooks';
 import { Transaction } from '../ports/transaction';
 import { SignInRefusedError, UserRepository } from '../ports/user.repository';
 import { ClientContext } from './client-context';
@@ -71,6 +72,7 @@ export class SignInContinuation {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly hooks: SignInHooks,
   ) {}
 
   /**
@@ -98,6 +100,9 @@ export class SignInContinuation {
     const now = this.clock.now();
     const observation = input.observation ?? this.devices.observe(client);
     await this.assertMaySignIn(input, user, now);
+    // The realm's own decision, once per sign-in, before a second step or a session exists.
+    const decision = this.hooks.beforeSignIn({ realm, user, method: input.method, amr: input.amr, ip: client.ip });
+    if (decision) await decision;
     const commitFactor = async () => {
       if (input.commit && !(await input.commit())) {
         await this.refused({ ...input, user }, now, { reason: lostRace });

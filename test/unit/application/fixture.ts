@@ -1,3 +1,5 @@
+import { SignInHooks } from '../../../src/application/ports/sign-in-hooks';
+import { ScriptedSignInHooks } from '../../fakes/scripted-sign-in-hooks';
 import { AccessTokens } from '../../../src/application/ports/access-tokens';
 import { AuditLog } from '../../../src/application/ports/audit-log';
 import { Clock } from '../../../src/application/ports/clock';
@@ -133,6 +135,7 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     purger: new InMemoryExpiredDataPurger(),
     jobLock: new InMemoryJobLock(),
     tx: new CountingTransaction(),
+    hooks: new ScriptedSignInHooks(),
   };
   const instances = new Map<unknown, unknown>([
     [AppConfig, config],
@@ -169,6 +172,7 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     [ExpiredDataPurger, fakes.purger],
     [JobLock, fakes.jobLock],
     [Transaction, fakes.tx],
+    [SignInHooks, fakes.hooks],
   ]);
 
   function build<T>(type: Constructor<T>, path: string[] = []): T {

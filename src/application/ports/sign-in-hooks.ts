@@ -1,0 +1,51 @@
+import { Realm } from '../../domain/realm/realm';
+import { User } from '../../domain/user/user';
+
+/** A sign-in whose first factor is proven, before its session (or its second step) exists. */
+export interface SignInAttempt {
+  realm: Realm;
+  user: User;
+  /** How the user signs in: `password`, `passkey`, `federated`, `email-code` … */
+  method: string;
+  /** What the factor proved (RFC 8176). */
+  amr: readonly string[];
+  ip: string;
+}
+
+/** An access token about to be issued for a user's session (a sign-in, a second step, a refresh). */
+export interface TokenRequest {
+  realm: Realm;
+  user: User;
+  sessionId: string;
+  amr: readonly string[];
+}
+
+/**
+ * Where a realm's own rules join every sign-in and every access token: a decision before a
+ * sign-in goes on, and claims of the realm's own in the access token. Each call answers null
+ * when the realm asks for nothing, so that a realm without rules pays neither a statement nor a
+ * promise on its hot paths.
+ */
+export abstract class SignInHooks {
+  /**
+   * Before a sign-in continues (after its first factor, before any second step or session): a
+   * promise that rejects with a DomainError to refuse it, or null when nothing is to be asked.
+   */
+  abstract beforeSignIn(attempt: SignInAttempt): Promise<void> | null;
+  /**
+   * Extra claims for the access token, or null. The token's own claims (`iss`, `sub`, `realm`,
+   * `sid`, `roles`, `amr`, `cnf` …) always win over them.
+   */
+  abstract tokenClaims(request: TokenRequest): Promise<Record<string, unknown> | null> | null;
+}
+
+/** No realm asks for anything: every sign-in goes on, tokens carry only their own claims. */
+export class NoSignInHooks extends SignInHooks {
+  beforeSignIn(): null {
+    return null;
+  }
+
+  tokenClaims(): null {
+    return null;
+  }
+}
