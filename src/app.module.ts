@@ -18,6 +18,7 @@ import { RolesModule } from './modules/roles.module';
 import { TokenTransportModule } from './modules/token-transport.module';
 import { FederationModule } from './modules/federation.module';
 import { OutboundModule } from './modules/outbound.module';
+import { OpenIdProviderModule } from './modules/openid-provider.module';
 import { WebhooksModule } from './modules/webhooks.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
@@ -44,6 +45,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     HousekeepingModule,
     HttpPipelineModule,
     WebhooksModule,
+    OpenIdProviderModule,
     ConsoleModule,
   ],
 })

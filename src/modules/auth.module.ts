@@ -23,7 +23,6 @@ import { UaParserDeviceDetector } from '../adapters/device/ua-parser-device-dete
 import { geoIpFor } from '../adapters/geoip/maxmind-geo-ip';
 import { AuthController } from '../adapters/http/controllers/auth.controller';
 import { JwksController } from '../adapters/http/controllers/jwks.controller';
-import { RealmDiscoveryController } from '../adapters/http/controllers/realm-discovery.controller';
 import { AppConfig } from '../config/app-config';
 
 /**
@@ -31,7 +30,7 @@ import { AppConfig } from '../config/app-config';
  * the device rules that guard a session (fingerprint, place). The second factor is MfaModule's.
  */
 @Module({
-  controllers: [AuthController, JwksController, RealmDiscoveryController],
+  controllers: [AuthController, JwksController],
   providers: [
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
     { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
@@ -65,6 +64,7 @@ import { AppConfig } from '../config/app-config';
     UnlinkIdentityUseCase,
     AuthenticateUseCase,
     RefreshUseCase,
+    LoginUseCase,
   ],
 })
 export class AuthModule {}

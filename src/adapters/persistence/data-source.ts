@@ -21,6 +21,7 @@ import { SessionEndIndexes1764263000000 } from '../../../migrations/176426300000
 import { RealmRolesAndAppMetadata1764290000000 } from '../../../migrations/1764290000000-realm-roles-and-app-metadata';
 import { RealmReturnUrls1764300000000 } from '../../../migrations/1764300000000-realm-return-urls';
 import { WebauthnCredentialDisabled1764310000000 } from '../../../migrations/1764310000000-webauthn-credential-disabled';
+import { OpenidProvider1764420000000 } from '../../../migrations/1764420000000-openid-provider';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   RealmRolesAndAppMetadata1764290000000,
   RealmReturnUrls1764300000000,
   WebauthnCredentialDisabled1764310000000,
+  OpenidProvider1764420000000,
 ];
 
 /**

@@ -42,6 +42,7 @@ const EXAMPLE_MESSAGE: Record<DomainErrorCode, string> = {
   SESSION_NOT_FOUND: 'Session not found',
   WEBHOOK_NOT_FOUND: 'Webhook not found',
   ROLE_NOT_FOUND: 'Role not found',
+  CLIENT_NOT_FOUND: 'Client not found',
   EMAIL_ALREADY_REGISTERED: 'This email address is already registered',
   INVALID_USER_STATE: 'The user is active; only a suspended user can be activated',
   ROLE_EXISTS: 'The realm already has a role with this name',
