@@ -13,6 +13,7 @@ import { TypeOrmOpArtifacts } from '../adapters/persistence/typeorm-op-artifacts
 import { TypeOrmIdTokenKeyStore } from '../adapters/persistence/typeorm-signing-key-store';
 import { AuthModule } from './auth.module';
 import { MfaModule } from './mfa.module';
+import { RateLimitModule } from './rate-limit.module';
 import { RealmSettingsModule } from './realm-settings.module';
 
 /**
@@ -22,7 +23,7 @@ import { RealmSettingsModule } from './realm-settings.module';
  * clients have a repository of their own.
  */
 @Module({
-  imports: [AuthModule, MfaModule, RealmSettingsModule],
+  imports: [AuthModule, MfaModule, RealmSettingsModule, RateLimitModule],
   controllers: [AppsController],
   providers: [
     ListAppsUseCase,

@@ -390,3 +390,31 @@ describe('Every realm an OpenID provider (contract §3.13)', () => {
     expect([again.status, again.body.error?.code]).toEqual([404, 'CLIENT_NOT_FOUND']);
   });
 });
+
+describe('the provider’s sign-in page and the login limit (contract §8)', () => {
+  let t: TestApp;
+  let origin: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_LOGIN: '2/900' } });
+    origin = await listening(t);
+  });
+  afterAll(() => t.close());
+
+  it('counts against POST /login’s limit, the same counter per client IP, and says so on the page', async () => {
+    const registered = aClient();
+    (t.app.get(OpClients) as InMemoryOpClients).register('default', registered);
+    const config = await oidc.discovery(new URL(`${origin}/realms/default`), registered.clientId, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const browser = new Browser(origin);
+    const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' });
+    const page = await browser.open(request.url.href);
+    expect((await browser.submit(page, { email: 'a@example.com', password: 'wrong password 1' })).status).toBe(401);
+    expect((await t.api().post('/api/v1/auth/login').send({ email: 'a@example.com', password: 'wrong password 2' })).status).toBe(401);
+    const limited = await browser.submit(page, { email: 'a@example.com', password: 'wrong password 3' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.html).toContain('Too many attempts');
+  });
+});

@@ -75,7 +75,8 @@ describe('OP — the realm as an OpenID provider (SECURITY.md)', () => {
   it('OP-01 PKCE S256 is required of every client: no challenge, or plain → invalid_request', async () => {
     const { registered } = await client();
     const base = { client_id: registered.clientId, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT, state: 's' };
-    for (const extra of [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }]) {
+    const variants: Record<string, string>[] = [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }];
+    for (const extra of variants) {
       const res = await authorize({ ...base, ...extra });
       expect(res.status).toBe(303);
       const location = new URL(res.headers.get('location')!);

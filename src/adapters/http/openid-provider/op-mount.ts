@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
@@ -12,6 +13,7 @@ import { consentPage, FormTarget, messagePage, PageContext, secondFactorPage, si
 import { RealmProviders } from '../../openid-provider/realm-providers';
 import { CONSOLE_CSP } from '../console/console-pages';
 import { renderError } from '../errors/render-error';
+import { ipTracker, limitKey } from '../guards/rate-limit.guard';
 import { clientContext } from '../request-context';
 
 /** `/realms/{id}` and what follows: the realm's provider endpoints and its pages. */
@@ -66,6 +68,7 @@ export class OpenIdProviderMount {
     private readonly login: LoginUseCase,
     private readonly verifyMfa: VerifyMfaUseCase,
     private readonly config: AppConfig,
+    @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
   ) {}
 
   handler(): RequestHandler {
@@ -149,6 +152,11 @@ export class OpenIdProviderMount {
     }
     const now = Math.floor(Date.now() / 1000);
     if (step === 'login' && details.prompt.name === 'login') {
+      const retryAfter = await this.loginLimited(req);
+      if (retryAfter !== null) {
+        res.setHeader('Retry-After', String(retryAfter));
+        return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')), field('email'));
+      }
       try {
         const outcome = await this.login.execute({ realm, email: field('email'), password: field('password'), client: clientContext(req) });
         if (outcome.kind === 'mfa-required') {
@@ -196,6 +204,17 @@ export class OpenIdProviderMount {
       return this.consented(req, res, provider, details);
     }
     return show(409, 'This step is already done. Continue below.');
+  }
+
+  /**
+   * §8: the sign-in page counts against POST /login's limit, the same counter per client IP.
+   * Returns the seconds to wait when over it, else null.
+   */
+  private async loginLimited(req: Request): Promise<number | null> {
+    const { limit, ttlSeconds } = this.config.rateLimits.login;
+    const ttl = ttlSeconds * 1000;
+    const record = await this.limits.increment(limitKey('login', ipTracker(req)), ttl, limit, ttl, 'login');
+    return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
   }
 
   private async signedIn(req: Request, res: Response, provider: OidcProvider, accountId: string, sessionId: string, amr: string[]) {
