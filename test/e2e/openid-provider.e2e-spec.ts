@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
+import { HousekeepingUseCase } from '../../src/application/housekeeping/housekeeping.use-case';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
 import { clientSecretHash, InMemoryOpClients } from '../../src/adapters/openid-provider/in-memory-op-clients';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
@@ -348,13 +349,32 @@ describe('Every realm an OpenID provider (contract §3.13)', () => {
       expect([path, res.status, res.body.error?.code]).toEqual([path, 401, 'INVALID_TOKEN']);
     }
     // Realm A's token never verifies under realm B's issuer.
-    await t.api(); // keep the agent warm
     await expect(
       jose.jwtVerify(tokens.access_token, jose.createRemoteJWKSet(new URL(discovered.jwks_uri)), {
         issuer: `${origin}/realms/other`,
         audience: API,
       }),
     ).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+  });
+
+  it('keeps the provider’s artifacts in op_artifacts, and housekeeping deletes the expired ones', async () => {
+    const { config } = await client({ firstParty: true });
+    const browser = new Browser(origin);
+    const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' });
+    await tokensFor(config, await signIn(browser, request.url, (await user()).email, { consent: false }), request);
+    const models = (await t.dataSource.query(`SELECT DISTINCT model FROM op_artifacts WHERE realm_id = 'default'`)).map(
+      (row: { model: string }) => row.model,
+    );
+    expect(models).toEqual(expect.arrayContaining(['Session', 'Grant', 'AuthorizationCode', 'AccessToken']));
+    await t.dataSource.query(
+      `INSERT INTO op_artifacts (realm_id, model, id, payload, expires_at) VALUES
+         ('default', 'AccessToken', 'expired-one', '{}', now() - interval '1 minute'),
+         ('default', 'AccessToken', 'live-one', '{}', now() + interval '1 hour')`,
+    );
+    const report = await t.app.get(HousekeepingUseCase).execute();
+    expect(report.opArtifacts).toBeGreaterThanOrEqual(1);
+    const left = await t.dataSource.query(`SELECT id FROM op_artifacts WHERE id IN ('expired-one', 'live-one')`);
+    expect(left).toEqual([{ id: 'live-one' }]);
   });
 
   it('lists the apps a user allowed and revokes one: its refresh token stops working; unknown → 404 CLIENT_NOT_FOUND', async () => {
