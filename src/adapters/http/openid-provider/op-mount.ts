@@ -61,6 +61,7 @@ function signInMessage(error: DomainError): string {
  */
 @Injectable()
 export class OpenIdProviderMount {
+  private readonly callbacks = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
   private readonly parseForm = express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 20 });
 
   constructor(
@@ -106,7 +107,14 @@ export class OpenIdProviderMount {
     req.headers['x-forwarded-proto'] = api.protocol.slice(0, -1);
     req.url = rest;
     (req as { baseUrl: string }).baseUrl = prefix;
-    provider.callback()(req, res);
+    this.callbackOf(provider)(req, res);
+  }
+
+  /** The provider's request handler, composed once per provider (Koa composes its middleware on every `callback()`). */
+  private callbackOf(provider: OidcProvider): ReturnType<OidcProvider['callback']> {
+    let callback = this.callbacks.get(provider);
+    if (!callback) this.callbacks.set(provider, (callback = provider.callback()));
+    return callback;
   }
 
   /** The service's pages for one interaction: GET shows what the prompt needs, POST answers it. */
