@@ -13,7 +13,7 @@ const common = {
   setupFiles: ['<rootDir>/test/setup-env.cjs'],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|jose|uid|load-esm|file-type|strtok3|token-types|@tokenizer|@borewit|uint8array-extras|openid-client|oauth4webapi)/)',
+    '/node_modules/(?!(@nestjs|jose|uid|load-esm|file-type|strtok3|token-types|@tokenizer|@borewit|uint8array-extras|openid-client|oauth4webapi|oidc-provider)/)',
   ],
 };
 module.exports = {

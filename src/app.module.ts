@@ -19,6 +19,7 @@ import { RolesModule } from './modules/roles.module';
 import { TokenTransportModule } from './modules/token-transport.module';
 import { FederationModule } from './modules/federation.module';
 import { OutboundModule } from './modules/outbound.module';
+import { OpenIdProviderModule } from './modules/openid-provider.module';
 import { WebhooksModule } from './modules/webhooks.module';
 
 /** The application: one module per capability (src/modules); each binds the ports it owns. */
@@ -46,6 +47,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     HttpPipelineModule,
     WebhooksModule,
     ClientsModule,
+    OpenIdProviderModule,
     ConsoleModule,
   ],
 })

@@ -25,7 +25,6 @@ import { UaParserDeviceDetector } from '../adapters/device/ua-parser-device-dete
 import { geoIpFor } from '../adapters/geoip/maxmind-geo-ip';
 import { AuthController } from '../adapters/http/controllers/auth.controller';
 import { JwksController } from '../adapters/http/controllers/jwks.controller';
-import { RealmDiscoveryController } from '../adapters/http/controllers/realm-discovery.controller';
 import { AppConfig } from '../config/app-config';
 
 /**
@@ -33,7 +32,7 @@ import { AppConfig } from '../config/app-config';
  * the device rules that guard a session (fingerprint, place). The second factor is MfaModule's.
  */
 @Module({
-  controllers: [AuthController, JwksController, RealmDiscoveryController],
+  controllers: [AuthController, JwksController],
   providers: [
     // A realm's own decisions and claims at sign-in; none until hooks are bound.
     { provide: SignInHooks, useClass: NoSignInHooks },
@@ -71,6 +70,7 @@ import { AppConfig } from '../config/app-config';
     UnlinkIdentityUseCase,
     AuthenticateUseCase,
     RefreshTokenResolver,
+    LoginUseCase,
   ],
 })
 export class AuthModule {}

@@ -15,7 +15,7 @@ import { ClientGrants } from '../application/ports/client-grants';
 import { ClientRepository } from '../application/ports/client.repository';
 import { InitialAccessTokenRepository } from '../application/ports/initial-access-token.repository';
 import { ResourceRepository } from '../application/ports/resource.repository';
-import { NoopClientGrants } from '../adapters/clients/noop-client-grants';
+import { TypeOrmClientGrants } from '../adapters/persistence/typeorm-client-grants';
 import { AdminClientsController } from '../adapters/http/controllers/admin-clients.controller';
 import { AdminResourcesController } from '../adapters/http/controllers/admin-resources.controller';
 import { TypeOrmClientRepository } from '../adapters/persistence/typeorm-client.repository';
@@ -28,7 +28,7 @@ const ports = [
   { provide: ResourceRepository, useClass: TypeOrmResourceRepository },
   { provide: InitialAccessTokenRepository, useClass: TypeOrmInitialAccessTokenRepository },
   // Until the realm's OpenID provider binds what ends its grants of a deleted client.
-  { provide: ClientGrants, useClass: NoopClientGrants },
+  { provide: ClientGrants, useClass: TypeOrmClientGrants },
 ];
 
 /**

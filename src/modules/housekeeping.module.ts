@@ -5,9 +5,11 @@ import { JobLock } from '../application/ports/job-lock';
 import { HousekeepingScheduler } from '../adapters/lifecycle/housekeeping-scheduler';
 import { AdvisoryJobLock } from '../adapters/persistence/advisory-job-lock';
 import { TypeOrmExpiredDataPurger } from '../adapters/persistence/typeorm-expired-data-purger';
+import { OpenIdProviderModule } from './openid-provider.module';
 
 /** The periodic purge of expired sessions, tokens and events, run by one instance at a time. */
 @Module({
+  imports: [OpenIdProviderModule],
   providers: [
     { provide: JobLock, useClass: AdvisoryJobLock },
     { provide: ExpiredDataPurger, useClass: TypeOrmExpiredDataPurger },

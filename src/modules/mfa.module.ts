@@ -44,6 +44,6 @@ import { AuthModule } from './auth.module';
     RemoveWebauthnCredentialUseCase,
     RegenerateRecoveryCodesUseCase,
   ],
-  exports: [WebAuthnRelyingParty, MfaAccount],
+  exports: [WebAuthnRelyingParty, MfaAccount, VerifyMfaUseCase],
 })
 export class MfaModule {}

@@ -110,9 +110,9 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('post', `${AUTH}/federation/link`, 200, 'bearer', ['INVALID_TOKEN', 'INVALID_USER_STATE', 'FORBIDDEN', 'VALIDATION_FAILED']),
   route('get', `${AUTH}/identities`, 200, 'bearer'),
   route('delete', `${AUTH}/identities/{id}`, 200, 'bearer', ['NOT_FOUND', 'INVALID_USER_STATE']),
+  route('get', `${AUTH}/apps`, 200, 'bearer'),
+  route('delete', `${AUTH}/apps/{clientId}`, 200, 'bearer', ['CLIENT_NOT_FOUND']),
   route('get', '/.well-known/jwks.json', 200, 'public'),
-  route('get', '/realms/{realmId}/.well-known/openid-configuration', 200, 'public', ['REALM_NOT_FOUND']),
-  route('get', '/.well-known/oauth-authorization-server/realms/{realmId}', 200, 'public', ['REALM_NOT_FOUND']),
   // the admin API
   route('get', `${ADMIN}/users`, 200, 'bearer', ADMIN_ERRORS),
   route('post', `${ADMIN}/users`, 201, 'bearer', [...ADMIN_ERRORS, 'EMAIL_ALREADY_REGISTERED']),

@@ -268,12 +268,6 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
       ],
       ['post', '/api/v1/auth/refresh', 200, await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken })],
       ['get', '/.well-known/jwks.json', 200, await t.api().get('/.well-known/jwks.json')],
-      [
-        'get',
-        '/realms/{realmId}/.well-known/openid-configuration',
-        200,
-        await t.api().get('/realms/default/.well-known/openid-configuration'),
-      ],
       ['get', '/health/live', 200, await t.api().get('/health/live')],
       ['get', '/health/ready', 200, await t.api().get('/health/ready')],
       ['get', '/v1/admin/users', 200, await admin.get('/users?limit=5')],

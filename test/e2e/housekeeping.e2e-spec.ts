@@ -42,8 +42,10 @@ const nothing = {
   deliveredEmails: 0,
   deliveredWebhooks: 0,
   auditEvents: 0,
+  opArtifacts: 0,
   stalled: [],
   rotatedKey: null,
+  rotatedIdTokenKey: null,
 };
 
 describe('housekeeping: retention purges and signing-key rotation', () => {
@@ -126,8 +128,10 @@ describe('housekeeping: retention purges and signing-key rotation', () => {
       deliveredEmails: 2,
       deliveredWebhooks: 2,
       auditEvents: oldAudit,
+      opArtifacts: 0,
       stalled: [],
       rotatedKey: expect.any(String),
+      rotatedIdTokenKey: null, // none yet: the first is made when a realm's provider first needs it
     });
     expect(await t.dataSource.query(`SELECT status FROM webhook_deliveries ORDER BY status`)).toEqual([
       { status: 'failed' },

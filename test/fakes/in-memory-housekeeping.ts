@@ -1,5 +1,6 @@
 import { AccessTokens } from '../../src/application/ports/access-tokens';
 import { ExpiredDataPurger } from '../../src/application/ports/expired-data-purger';
+import { IdTokenKeys } from '../../src/application/ports/id-token-keys';
 import { JobLock } from '../../src/application/ports/job-lock';
 import { RealmRepository } from '../../src/application/ports/realm.repository';
 import { realmDefaultsFrom } from '../../src/application/realm/realm-defaults';
@@ -63,6 +64,10 @@ export class InMemoryExpiredDataPurger extends ExpiredDataPurger {
     [this.webhooksDelivered, n] = this.take(this.webhooksDelivered, deliveredBefore, limit);
     return n;
   }
+  async purgeExpiredOpArtifacts(expiredBefore: Date, limit: number): Promise<number> {
+    this.calls.push({ kind: 'opArtifacts', cutoff: expiredBefore, limit });
+    return 0;
+  }
   async purgeAuditEvents(before: Date, limit: number): Promise<number> {
     this.calls.push({ kind: 'audit', cutoff: before, limit });
     let n: number;
@@ -100,6 +105,20 @@ export class RotatingAccessTokens extends FakeAccessTokens implements AccessToke
     this.keyCreatedAt = now;
     this.rotations += 1;
     return `kid-${this.rotations}`;
+  }
+}
+
+/** ID-token keys that rotate as RotatingAccessTokens do, counted apart. */
+export class RotatingIdTokenKeys extends IdTokenKeys {
+  rotations = 0;
+  constructor(public keyCreatedAt: Date) {
+    super();
+  }
+  async rotateIfOlderThan(cutoff: Date, now: Date): Promise<string | null> {
+    if (this.keyCreatedAt >= cutoff) return null;
+    this.keyCreatedAt = now;
+    this.rotations += 1;
+    return `rsa-${this.rotations}`;
   }
 }
 

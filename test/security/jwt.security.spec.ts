@@ -164,7 +164,7 @@ describe('JWT — access tokens (SECURITY.md)', () => {
           path,
           200,
           issuer,
-          `${t.config.apiUrl}/.well-known/jwks.json`,
+          `${t.config.apiUrl}/realms/${realm}/jwks`,
         ]);
       }
     }

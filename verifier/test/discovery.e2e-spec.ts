@@ -88,7 +88,7 @@ describe('resource server configured with the issuer alone, frontend on another 
     expect(res.headers['content-type']).toMatch(/application\/json/);
     expect(res.body).toMatchObject({
       issuer,
-      jwks_uri: `${apiUrl}/.well-known/jwks.json`,
+      jwks_uri: `${apiUrl}/realms/default/jwks`,
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA'],
     });
 

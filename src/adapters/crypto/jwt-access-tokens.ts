@@ -103,6 +103,9 @@ export class JwtAccessTokens implements AccessTokens {
       throw invalid();
     }
     const { iss, sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload;
+    // The realms' OpenID providers sign their access tokens for APIs with the same keys: those
+    // carry an audience and the client's id, first-party tokens never do (§3.13: refused here).
+    if (payload.aud !== undefined || payload.client_id !== undefined) throw invalid();
     if (
       typeof sub !== 'string' ||
       typeof realm !== 'string' ||

@@ -9,6 +9,7 @@ import { PinoNestLogger } from './logging/pino-nest-logger';
 import { httpMetrics } from './metrics.middleware';
 import { corsPolicy, endDeclinedPreflights, securityHeaders, varyOnOrigin } from './security-headers';
 import { inSequence, jsonBody, noStore, requestId, under } from './middleware';
+import { OpenIdProviderMount } from './openid-provider/op-mount';
 import { setupOpenApi } from './openapi/openapi';
 import { AppValidationPipe } from './validation.pipe';
 
@@ -34,7 +35,8 @@ export function configureApp(app: INestApplication): void {
     ),
   );
   app.enableCors(corsPolicy(config.corsOrigins));
-  express.use(inSequence(endDeclinedPreflights, under(['/api', '/v1'], noStore), jsonBody));
+  // The realms' OpenID providers take their own bodies (forms): they answer before the JSON parser.
+  express.use(inSequence(endDeclinedPreflights, app.get(OpenIdProviderMount).handler(), under(['/api', '/v1'], noStore), jsonBody));
   app.useGlobalPipes(new AppValidationPipe());
   setupOpenApi(app);
 }

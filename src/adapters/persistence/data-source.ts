@@ -23,6 +23,7 @@ import { RealmReturnUrls1764300000000 } from '../../../migrations/1764300000000-
 import { WebauthnCredentialDisabled1764310000000 } from '../../../migrations/1764310000000-webauthn-credential-disabled';
 import { RealmClientRegistration1764320000000 } from '../../../migrations/1764320000000-realm-client-registration';
 import { ClientsAndResources1764330000000 } from '../../../migrations/1764330000000-clients-and-resources';
+import { OpenidProvider1764420000000 } from '../../../migrations/1764420000000-openid-provider';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   WebauthnCredentialDisabled1764310000000,
   RealmClientRegistration1764320000000,
   ClientsAndResources1764330000000,
+  OpenidProvider1764420000000,
 ];
 
 /**

@@ -125,6 +125,18 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
     );
   }
 
+  async purgeExpiredOpArtifacts(expiredBefore: Date, limit: number): Promise<number> {
+    return this.inBatches(
+      limit,
+      `WITH gone AS (
+         DELETE FROM op_artifacts WHERE (realm_id, model, id) IN (
+           SELECT realm_id, model, id FROM op_artifacts WHERE expires_at < $1 LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      (size) => [expiredBefore, size],
+    );
+  }
+
   /**
    * Up to `limit` rows through `sql` (whose last parameter is the batch size), each statement
    * bounded in time. A statement cancelled by the bound is undone and retried on half as many

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SigningKeyRecord } from './records/signing-key.record';
+import { IdTokenKeyRecord, SigningKeyRecord } from './records/signing-key.record';
 import { TypeOrmTransaction } from './typeorm-transaction';
 
 export type StoredSigningKey = Pick<SigningKeyRecord, 'kid' | 'algorithm' | 'privateKey' | 'publicJwk' | 'createdAt' | 'retiredAt'>;
@@ -10,32 +10,35 @@ export type StoredSigningKey = Pick<SigningKeyRecord, 'kid' | 'algorithm' | 'pri
  */
 @Injectable()
 export class TypeOrmSigningKeyStore {
+  /** The table's record class, its name, and the advisory lock its rotations take. */
+  protected readonly record: typeof SigningKeyRecord | typeof IdTokenKeyRecord = SigningKeyRecord;
+  protected readonly table: string = 'signing_keys';
+  protected readonly lock: number = 7263001;
+
   constructor(private readonly tx: TypeOrmTransaction) {}
 
   /** The current key first, then the previous one. */
   async published(): Promise<StoredSigningKey[]> {
     // A cache refill, possibly started by a login signing inside `Transaction.batch`.
-    const rows = await this.tx.sharedReadManager
-      .getRepository(SigningKeyRecord)
-      .find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
+    const rows = await this.tx.sharedReadManager.getRepository(this.record).find({ order: { createdAt: 'DESC', kid: 'ASC' }, take: 2 });
     return rows.map((r) => ({ ...r, createdAt: new Date(r.createdAt), retiredAt: r.retiredAt ? new Date(r.retiredAt) : null }));
   }
 
   /** Adds the key when there is none; concurrent starts create exactly one (advisory lock). */
   async ensureOne(generate: () => StoredSigningKey): Promise<void> {
     await this.tx.run(async () => {
-      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(7263001)`);
-      const count = await this.tx.manager.getRepository(SigningKeyRecord).count();
-      if (count === 0) await this.tx.manager.getRepository(SigningKeyRecord).insert(generate());
+      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(${this.lock})`);
+      const count = await this.tx.manager.getRepository(this.record).count();
+      if (count === 0) await this.tx.manager.getRepository(this.record).insert(generate());
     });
   }
 
   /** Retires the current key and makes `next` current; returns its kid. */
   async rotate(next: StoredSigningKey): Promise<string> {
     await this.tx.run(async () => {
-      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(7263001)`);
-      await this.tx.manager.query(`UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL`, [next.createdAt]);
-      await this.tx.manager.getRepository(SigningKeyRecord).insert(next);
+      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(${this.lock})`);
+      await this.tx.manager.query(`UPDATE ${this.table} SET retired_at = $1 WHERE retired_at IS NULL`, [next.createdAt]);
+      await this.tx.manager.getRepository(this.record).insert(next);
     });
     return next.kid;
   }
@@ -46,14 +49,14 @@ export class TypeOrmSigningKeyStore {
    */
   async rotateIfOlderThan(cutoff: Date, generate: () => StoredSigningKey): Promise<string | null> {
     return this.tx.run(async () => {
-      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(7263001)`);
+      await this.tx.manager.query(`SELECT pg_advisory_xact_lock(${this.lock})`);
       const rows: { created_at: Date }[] = await this.tx.manager.query(
-        `SELECT created_at FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+        `SELECT created_at FROM ${this.table} WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
       );
       if (rows[0] && new Date(rows[0].created_at) >= cutoff) return null;
       const next = generate();
-      await this.tx.manager.query(`UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL`, [next.createdAt]);
-      await this.tx.manager.getRepository(SigningKeyRecord).insert(next);
+      await this.tx.manager.query(`UPDATE ${this.table} SET retired_at = $1 WHERE retired_at IS NULL`, [next.createdAt]);
+      await this.tx.manager.getRepository(this.record).insert(next);
       return next.kid;
     });
   }
@@ -63,4 +66,12 @@ export class TypeOrmSigningKeyStore {
     const [current] = await this.published();
     return current ? current.createdAt : null;
   }
+}
+
+/** The RSA keys ID tokens are signed with (RS256): kept, published and rotated like the access tokens' keys. */
+@Injectable()
+export class TypeOrmIdTokenKeyStore extends TypeOrmSigningKeyStore {
+  protected override readonly record = IdTokenKeyRecord;
+  protected override readonly table = 'id_token_keys';
+  protected override readonly lock = 7263002;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { AccessTokens } from '../ports/access-tokens';
 import { Clock } from '../ports/clock';
+import { IdTokenKeys } from '../ports/id-token-keys';
 import { ExpiredDataPurger, PurgeStalledError } from '../ports/expired-data-purger';
 import { JobLock } from '../ports/job-lock';
 import { RealmRepository } from '../ports/realm.repository';
@@ -26,7 +27,7 @@ const KEY_CACHE_MARGIN_MS = 60_000;
 /** The counts of a housekeeping run, one per purge. */
 type PurgeTotals = Pick<
   HousekeepingReport,
-  'closedSessions' | 'sessions' | 'oneTimeTokens' | 'deliveredEmails' | 'deliveredWebhooks' | 'auditEvents'
+  'closedSessions' | 'sessions' | 'oneTimeTokens' | 'deliveredEmails' | 'deliveredWebhooks' | 'auditEvents' | 'opArtifacts'
 >;
 
 export interface HousekeepingReport {
@@ -39,6 +40,8 @@ export interface HousekeepingReport {
   deliveredEmails: number;
   deliveredWebhooks: number;
   auditEvents: number;
+  /** The OpenID provider's expired codes, tokens, sessions and grants. */
+  opArtifacts: number;
   /**
    * The purges that stopped early because their statements kept running past their time bound
    * (report keys, such as `sessions`); the rest of their rows waits for the next run.
@@ -46,6 +49,8 @@ export interface HousekeepingReport {
   stalled: (keyof PurgeTotals)[];
   /** The new signing key's kid when the key was rotated. */
   rotatedKey: string | null;
+  /** The new ID-token key's kid when that key was rotated. */
+  rotatedIdTokenKey: string | null;
 }
 
 export interface HousekeepingOptions {
@@ -67,6 +72,7 @@ export class HousekeepingUseCase {
     private readonly lock: JobLock,
     private readonly purger: ExpiredDataPurger,
     private readonly accessTokens: AccessTokens,
+    private readonly idTokenKeys: IdTokenKeys,
     private readonly realms: RealmRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -81,8 +87,10 @@ export class HousekeepingUseCase {
       deliveredEmails: 0,
       deliveredWebhooks: 0,
       auditEvents: 0,
+      opArtifacts: 0,
       stalled: [],
       rotatedKey: null,
+      rotatedIdTokenKey: null,
     };
     const limit = options.batchSize ?? PURGE_BATCH_SIZE;
     const stop = options.shouldStop ?? (() => false);
@@ -114,6 +122,7 @@ export class HousekeepingUseCase {
         const longestTtlMs = Math.max(this.config.accessTokenTtlSeconds, ...policies.map((policy) => policy.accessTokenTtlSeconds)) * 1000;
         const cutoff = new Date(now - Math.max(keyRotationDays * DAY_MS, longestTtlMs + KEY_CACHE_MARGIN_MS));
         report.rotatedKey = await this.accessTokens.rotateIfOlderThan(cutoff, new Date(now));
+        report.rotatedIdTokenKey = await this.idTokenKeys.rotateIfOlderThan(cutoff, new Date(now));
       }
       for (const realm of realms) {
         report.closedSessions += await drain('closedSessions', () =>
@@ -133,6 +142,7 @@ export class HousekeepingUseCase {
       report.auditEvents = await drain('auditEvents', () =>
         this.purger.purgeAuditEvents(new Date(now - auditRetentionDays * DAY_MS), limit),
       );
+      report.opArtifacts = await drain('opArtifacts', () => this.purger.purgeExpiredOpArtifacts(new Date(now), limit));
     });
     return report;
   }

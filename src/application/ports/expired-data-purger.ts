@@ -41,4 +41,6 @@ export abstract class ExpiredDataPurger {
   abstract purgeDeliveredWebhooks(deliveredBefore: Date, limit: number): Promise<number>;
   /** Audit events that happened before `before`. */
   abstract purgeAuditEvents(before: Date, limit: number): Promise<number>;
+  /** The OpenID provider's artifacts (codes, tokens, sessions, grants…) that expired before `expiredBefore`. */
+  abstract purgeExpiredOpArtifacts(expiredBefore: Date, limit: number): Promise<number>;
 }

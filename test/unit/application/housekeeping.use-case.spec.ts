@@ -9,6 +9,7 @@ import {
   InMemoryJobLock,
   InMemoryRealmRepository,
   RotatingAccessTokens,
+  RotatingIdTokenKeys,
 } from '../../fakes/in-memory-housekeeping';
 import { TestClock } from '../../support/test-clock';
 
@@ -24,7 +25,15 @@ function setup(purger = new InMemoryExpiredDataPurger(), keyAgeDays = 1, keyRota
   });
   const lock = new InMemoryJobLock();
   const tokens = new RotatingAccessTokens(daysAgo(keyAgeDays));
-  const useCase = new HousekeepingUseCase(lock, purger, tokens, new InMemoryRealmRepository(realms), new TestClock(NOW), config);
+  const useCase = new HousekeepingUseCase(
+    lock,
+    purger,
+    tokens,
+    new RotatingIdTokenKeys(daysAgo(keyAgeDays)),
+    new InMemoryRealmRepository(realms),
+    new TestClock(NOW),
+    config,
+  );
   return { useCase, lock, tokens, purger };
 }
 
@@ -39,6 +48,7 @@ describe('HousekeepingUseCase', () => {
       emails: daysAgo(7).toISOString(),
       webhooks: daysAgo(7).toISOString(),
       audit: daysAgo(365).toISOString(),
+      opArtifacts: NOW.toISOString(),
     });
   });
 
@@ -59,8 +69,10 @@ describe('HousekeepingUseCase', () => {
       deliveredEmails: 4,
       deliveredWebhooks: 0,
       auditEvents: 1,
+      opArtifacts: 0,
       stalled: [],
       rotatedKey: null,
+      rotatedIdTokenKey: null,
     });
     expect(purger.calls.filter((c) => c.kind === 'sessions').map((c) => c.limit)).toEqual([3, 3, 3]); // 3 + 3 + 1
     expect(purger.calls.filter((c) => c.kind === 'emails')).toHaveLength(2); // 3 + 1
@@ -182,8 +194,10 @@ describe('HousekeepingUseCase', () => {
       deliveredEmails: 0,
       deliveredWebhooks: 0,
       auditEvents: 0,
+      opArtifacts: 0,
       stalled: [],
       rotatedKey: null,
+      rotatedIdTokenKey: null,
     });
     expect(purger.calls).toEqual([]);
     expect(tokens.rotations).toBe(0);

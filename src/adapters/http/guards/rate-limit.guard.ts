@@ -11,7 +11,7 @@ import {
   ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
 import { RefreshTokenResolver } from '../../../application/sign-in/refresh-token-resolver';
 import { AppConfig } from '../../../config/app-config';
@@ -59,6 +59,16 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
       skipIf: (context: ExecutionContext) => !limitsOf(context).includes(name),
     })),
   };
+}
+
+/** The storage key of a limit's counter for one tracker (`ip:…`, `user:…`): hashed, so Redis never holds an address or a user id. */
+export function limitKey(name: RateLimitName, tracker: string): string {
+  return createHash('sha256').update(`${name}\n${tracker}`).digest('base64url');
+}
+
+/** The tracker of limits kept per client IP; IPv6 clients are counted per /64 (one subscriber usually holds a whole /64). */
+export function ipTracker(req: Request): string {
+  return `ip:${normalizeIp(clientIp(req))}`;
 }
 
 function bodyToken(req: AppRequest, field: string): string | null {
@@ -146,7 +156,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     const res = http.getResponse<Response>();
     const name = throttler.name as RateLimitName;
     const tracker = await this.trackerOf(name, req);
-    const key = createHash('sha256').update(`${name}\n${tracker}`).digest('base64url');
+    const key = limitKey(name, tracker);
     const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
     const reset = record.isBlocked ? Math.max(1, record.timeToBlockExpire) : Math.max(1, record.timeToExpire);
     const remaining = record.isBlocked ? 0 : Math.max(0, limit - record.totalHits);
@@ -182,7 +192,6 @@ export class RateLimitGuard extends ThrottlerGuard {
       // Per address of the realm, as the account would be found: "Alice@X " and "alice@x" share it.
       if (email && req.realm) return `email:${req.realm.id}:${Email.normalise(email)}`;
     }
-    // IPv6 clients are counted per /64: one subscriber usually holds a whole /64.
-    return `ip:${normalizeIp(clientIp(req))}`;
+    return ipTracker(req);
   }
 }

@@ -182,6 +182,18 @@ export class OwnSessionView extends SessionView {
   @ApiProperty({ example: true, description: 'The session of the access token used' }) current: boolean;
 }
 
+export class AppView {
+  @ApiProperty({ example: 'q8Zy0mJ3xH2cV5tR1aW9eL' }) clientId: string;
+  @ApiProperty({ example: 'Team Calendar' }) name: string;
+  @ApiProperty({ example: ['openid', 'profile', 'email'], description: 'What the user allowed' }) scopes: string[];
+  @ApiProperty({ example: '2026-11-25T12:00:00.000Z' }) grantedAt: string;
+  @ApiProperty({ example: '2026-11-26T08:30:00.000Z', nullable: true, type: String }) lastUsedAt: string | null;
+}
+
+export class AppsResponse {
+  @ApiProperty({ type: [AppView], description: 'The apps the user let sign them in through the realm (OpenID provider)' }) apps: AppView[];
+}
+
 export class OwnSessionsResponse {
   @ApiProperty({ type: [OwnSessionView] }) sessions: OwnSessionView[];
 }
@@ -389,24 +401,6 @@ export class JwksResponse {
   @ApiProperty({ type: [JwkView], description: 'The current key first, then the previous one' }) keys: JwkView[];
 }
 
-export class DiscoveryResponse {
-  @ApiProperty({
-    example: 'https://id.example.com/realms/acme',
-    description: 'The realm’s issuer, the `iss` of its tokens: `{JWT_ISSUER}/realms/{realmId}` (`JWT_ISSUER` by default `API_URL`)',
-  })
-  issuer: string;
-  @ApiProperty({ example: 'https://id.example.com/.well-known/jwks.json', description: 'Where the public keys are' })
-  jwks_uri: string;
-  @ApiProperty({ example: ['public'] }) subject_types_supported: string[];
-  @ApiProperty({
-    example: ['ES256'],
-    description: 'The algorithm of the access tokens (no ID tokens are issued; libraries read accepted algorithms here)',
-  })
-  id_token_signing_alg_values_supported: string[];
-  @ApiProperty({ example: ['ES256', 'EdDSA'], description: 'DPoP proof algorithms accepted (RFC 9449)' })
-  dpop_signing_alg_values_supported: string[];
-}
-
 export class LiveResponse {
   @ApiProperty({ example: 'ok' }) status: string;
 }
@@ -438,6 +432,7 @@ export const RESPONSE_SCHEMAS = [
   RevokedResponse,
   UserResponse,
   OwnSessionsResponse,
+  AppsResponse,
   UsersPage,
   SessionsPage,
   EventsPage,
@@ -454,7 +449,6 @@ export const RESPONSE_SCHEMAS = [
   PasskeyOptionsResponse,
   PublicKeyCredentialCreationOptionsView,
   JwksResponse,
-  DiscoveryResponse,
   LiveResponse,
   ReadyResponse,
 ];

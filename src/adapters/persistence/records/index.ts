@@ -9,7 +9,7 @@ import { RefreshTokenRecord } from './refresh-token.record';
 import { RoleRecord } from './role.record';
 import { ServerSecretRecord } from './server-secret.record';
 import { SessionRecord } from './session.record';
-import { SigningKeyRecord } from './signing-key.record';
+import { IdTokenKeyRecord, SigningKeyRecord } from './signing-key.record';
 import { UserRecord } from './user.record';
 import { WebhookDeliveryRecord, WebhookRecord } from './webhook.records';
 
@@ -23,6 +23,7 @@ export const RECORDS = [
   AuditEventRecord,
   EmailOutboxRecord,
   SigningKeyRecord,
+  IdTokenKeyRecord,
   ServerSecretRecord,
   TotpCredentialRecord,
   WebauthnCredentialRecord,

@@ -1,0 +1,282 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { LoginUseCase } from '../../../application/auth/login.use-case';
+import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
+import { AppConfig } from '../../../config/app-config';
+import { DomainError } from '../../../domain/errors';
+import { Realm } from '../../../domain/realm/realm';
+import type { InteractionDetails, OidcProvider } from '../../openid-provider/oidc-provider-library';
+import { consentPage, FormTarget, messagePage, PageContext, secondFactorPage, signInPage } from '../../openid-provider/op-pages';
+import { RealmProviders } from '../../openid-provider/realm-providers';
+import { CONSOLE_CSP } from '../console/console-pages';
+import { renderError } from '../errors/render-error';
+import { ipTracker, limitKey } from '../guards/rate-limit.guard';
+import { clientContext } from '../request-context';
+
+/** `/realms/{id}` and what follows: the realm's provider endpoints and its pages. */
+const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
+/** RFC 8414's address of a realm's metadata. */
+const AUTHORIZATION_SERVER_METADATA = /^\/\.well-known\/oauth-authorization-server\/realms\/([^/?#]+)\/?(\?.*)?$/;
+const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent))?\/?$/;
+const MAX_FORM_BYTES = '8kb';
+
+type PendingMfa = { mfaToken: string; amr: string[] };
+type Interaction = InteractionDetails & { pendingMfa?: PendingMfa };
+
+function sendError(res: Response, error: DomainError): void {
+  const rendered = renderError(error);
+  for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+  res.status(rendered.status).json(rendered.body);
+}
+
+/** What a refused sign-in shows on the page (never as JSON, §3.13). */
+function signInMessage(error: DomainError): string {
+  switch (error.code) {
+    case 'ACCOUNT_LOCKED':
+      return 'This account is temporarily locked after too many failed sign-ins. Try again later.';
+    case 'ACCOUNT_SUSPENDED':
+      return 'This account is suspended.';
+    case 'EMAIL_NOT_VERIFIED':
+      return 'Verify your email address before signing in: use the link in the email we sent.';
+    case 'RATE_LIMITED':
+      return 'Too many attempts. Try again later.';
+    case 'INVALID_MFA_CODE':
+      return 'That code is not valid.';
+    case 'TOKEN_EXPIRED':
+    case 'INVALID_TOKEN':
+      return 'This sign-in has expired. Sign in again.';
+    default:
+      return 'Invalid email or password.';
+  }
+}
+
+/**
+ * Every realm an OpenID provider (contract §3.13): requests under `/realms/{id}/` go to the realm's
+ * provider as if it were mounted there (the prefix stripped from `url`, `originalUrl` kept), and
+ * never reach Nest or its JSON body parser. Its interaction pages (`/realms/{id}/interaction/…`)
+ * are the service's: sign-in through the service's own pipeline, second factor, consent.
+ */
+@Injectable()
+export class OpenIdProviderMount {
+  private readonly callbacks = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
+  private readonly parseForm = express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 20 });
+
+  constructor(
+    private readonly providers: RealmProviders,
+    private readonly login: LoginUseCase,
+    private readonly verifyMfa: VerifyMfaUseCase,
+    private readonly config: AppConfig,
+    @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
+  ) {}
+
+  handler(): RequestHandler {
+    return (req, res, next) => {
+      const url = req.url;
+      if (!url.startsWith('/realms/') && !url.startsWith('/.well-known/oauth-authorization-server/')) return next();
+      this.route(req, res, next).catch(next);
+    };
+  }
+
+  private async route(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const metadata = AUTHORIZATION_SERVER_METADATA.exec(req.url);
+    const under = metadata ? null : UNDER_REALM.exec(req.url);
+    if (!metadata && !under) return next();
+    const realmId = decodeURIComponent((metadata ?? under)![1]);
+    const realm = await this.providers.realm(realmId);
+    if (!realm) return sendError(res, new DomainError('REALM_NOT_FOUND', `Realm "${realmId}" does not exist`));
+    if (!realm.enabled) return sendError(res, new DomainError('REALM_DISABLED', 'This realm is disabled'));
+    const provider = await this.providers.providerFor(realm);
+    const prefix = `/realms/${realm.id}`;
+    let rest: string;
+    if (metadata) {
+      // The same document as the provider's discovery; its endpoints resolve under the realm.
+      rest = `/.well-known/openid-configuration${metadata[2] ?? ''}`;
+      req.originalUrl = `${prefix}${rest}`;
+    } else {
+      rest = `${under![2] || '/'}${under![3] ?? ''}`;
+      const interaction = INTERACTION.exec(under![2] ?? '');
+      if (interaction) return this.interaction(req, res, realm, provider, interaction[1], interaction[2] ?? null);
+    }
+    // As Express mounting would: the provider sees its own paths; `originalUrl` keeps the whole.
+    // Its endpoints are named at API_URL (the service's own address), never at a Host header.
+    const api = new URL(this.config.apiUrl);
+    req.headers['x-forwarded-host'] = api.host;
+    req.headers['x-forwarded-proto'] = api.protocol.slice(0, -1);
+    req.url = rest;
+    (req as { baseUrl: string }).baseUrl = prefix;
+    this.callbackOf(provider)(req, res);
+  }
+
+  /** The provider's request handler, composed once per provider (Koa composes its middleware on every `callback()`). */
+  private callbackOf(provider: OidcProvider): ReturnType<OidcProvider['callback']> {
+    let callback = this.callbacks.get(provider);
+    if (!callback) this.callbacks.set(provider, (callback = provider.callback()));
+    return callback;
+  }
+
+  /** The service's pages for one interaction: GET shows what the prompt needs, POST answers it. */
+  private async interaction(req: Request, res: Response, realm: Realm, provider: OidcProvider, uid: string, step: string | null) {
+    res.setHeader('Cache-Control', 'no-store');
+    let details: Interaction;
+    try {
+      details = (await provider.interactionDetails(req, res)) as Interaction;
+    } catch {
+      return this.page(res, 400, messagePage('Sign-in expired', 'This sign-in request has expired. Go back to the app and start again.'));
+    }
+    if (details.uid !== uid) {
+      return this.page(res, 400, messagePage('Sign-in expired', 'This sign-in request has expired. Go back to the app and start again.'));
+    }
+    const client = await provider.Client.find(String(details.params.client_id ?? ''));
+    const context: PageContext = { realmName: realm.name, clientName: String(client?.clientName ?? client?.clientId ?? 'the app') };
+    const redirectOrigin = originOf(String(details.params.redirect_uri ?? ''));
+    const base = `/realms/${realm.id}/interaction/${uid}`;
+    const form = async (name: string): Promise<FormTarget> => ({ action: `${base}/${name}`, csrf: await this.csrf(realm.id, uid, name) });
+    const show = async (status = 200, error: string | null = null, email?: string) => {
+      if (details.prompt.name === 'login') {
+        if (details.pendingMfa) return this.page(res, status, secondFactorPage(context, await form('mfa'), { error }), redirectOrigin);
+        return this.page(res, status, signInPage(context, await form('login'), { error, email }), redirectOrigin);
+      }
+      if (details.prompt.name === 'consent') {
+        const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+        const page = consentPage(context, await form('consent'), missing.missingOIDCScope ?? [], missing.missingResourceScopes ?? {});
+        return this.page(res, status, page, redirectOrigin);
+      }
+      return this.page(res, 400, messagePage('Sign-in error', 'This sign-in request cannot be completed.'));
+    };
+    if (req.method === 'GET' || req.method === 'HEAD') return show();
+    if (req.method !== 'POST' || !step) return this.page(res, 405, messagePage('Not allowed', 'This page takes no such request.'));
+    await new Promise<void>((resolve, reject) => this.parseForm(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+    if (!(await this.csrfMatches(realm.id, uid, step, field('csrf')))) {
+      return this.page(
+        res,
+        403,
+        messagePage('Form expired', 'This form has expired or did not come from this page. Reload the page and try again.'),
+      );
+    }
+    const now = Math.floor(Date.now() / 1000);
+    if (step === 'login' && details.prompt.name === 'login') {
+      const retryAfter = await this.loginLimited(req);
+      if (retryAfter !== null) {
+        res.setHeader('Retry-After', String(retryAfter));
+        return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')), field('email'));
+      }
+      try {
+        const outcome = await this.login.execute({ realm, email: field('email'), password: field('password'), client: clientContext(req) });
+        if (outcome.kind === 'mfa-required') {
+          details.pendingMfa = { mfaToken: outcome.mfaToken, amr: ['pwd'] };
+          await details.save(details.exp - now);
+          return show(200);
+        }
+        return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['pwd']);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        return show(error.code === 'RATE_LIMITED' ? 429 : 401, signInMessage(error), field('email'));
+      }
+    }
+    if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
+      const code = field('code').trim();
+      const type = /^\d{6,8}$/.test(code) ? 'totp' : 'recovery';
+      try {
+        const verified = await this.verifyMfa.execute({
+          realm,
+          mfaToken: details.pendingMfa.mfaToken,
+          type,
+          code,
+          client: clientContext(req),
+        });
+        const amr = [...details.pendingMfa.amr, 'otp'];
+        return this.signedIn(req, res, provider, verified.user.id, verified.sessionId, amr);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        if (error.code === 'INVALID_TOKEN' || error.code === 'TOKEN_EXPIRED') {
+          details.pendingMfa = undefined;
+          await details.save(details.exp - now);
+        }
+        return show(401, signInMessage(error));
+      }
+    }
+    if (step === 'consent' && details.prompt.name === 'consent') {
+      if (field('decision') !== 'allow') {
+        return provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: 'The user denied the request' },
+          { mergeWithLastSubmission: false },
+        );
+      }
+      return this.consented(req, res, provider, details);
+    }
+    return show(409, 'This step is already done. Continue below.');
+  }
+
+  /**
+   * §8: the sign-in page counts against POST /login's limit, the same counter per client IP.
+   * Returns the seconds to wait when over it, else null.
+   */
+  private async loginLimited(req: Request): Promise<number | null> {
+    const { limit, ttlSeconds } = this.config.rateLimits.login;
+    const ttl = ttlSeconds * 1000;
+    const record = await this.limits.increment(limitKey('login', ipTracker(req)), ttl, limit, ttl, 'login');
+    return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
+  }
+
+  private async signedIn(req: Request, res: Response, provider: OidcProvider, accountId: string, sessionId: string, amr: string[]) {
+    const ts = Math.floor(Date.now() / 1000);
+    const login = { accountId, amr, ts, remember: true, serviceSessionId: sessionId };
+    await provider.interactionFinished(req, res, { login }, { mergeWithLastSubmission: false });
+  }
+
+  private async consented(req: Request, res: Response, provider: OidcProvider, details: Interaction) {
+    const accountId = details.session?.accountId;
+    const clientId = String(details.params.client_id ?? '');
+    if (!accountId) return this.page(res, 400, messagePage('Sign-in expired', 'Sign in again.'));
+    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '));
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+
+  /** A form's CSRF token: bound to the realm, the interaction (itself bound to the browser's interaction cookie) and the form. */
+  private async csrf(realmId: string, uid: string, form: string): Promise<string> {
+    return createHmac('sha256', await this.providers.formSecret())
+      .update(`${realmId}\n${uid}\n${form}`)
+      .digest('base64url');
+  }
+
+  private async csrfMatches(realmId: string, uid: string, form: string, presented: string): Promise<boolean> {
+    const expected = Buffer.from(await this.csrf(realmId, uid, form));
+    const actual = Buffer.from(presented);
+    return expected.length === actual.length && timingSafeEqual(expected, actual);
+  }
+
+  /**
+   * A page under the console's CSP. The forms post here, and the answer redirects on to the app:
+   * browsers apply `form-action` to those redirects, so the app's redirect origin is allowed too.
+   */
+  private page(res: Response, status: number, html: string, redirectOrigin: string | null = null): void {
+    const csp = redirectOrigin ? CONSOLE_CSP.replace("form-action 'self'", `form-action 'self' ${redirectOrigin}`) : CONSOLE_CSP;
+    res.setHeader('Content-Security-Policy', csp);
+    res.status(status).type('html').send(html);
+  }
+}
+
+function originOf(uri: string): string | null {
+  try {
+    const { protocol, origin } = new URL(uri);
+    return protocol === 'http:' || protocol === 'https:' ? origin : null;
+  } catch {
+    return null;
+  }
+}

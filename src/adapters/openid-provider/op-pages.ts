@@ -1,0 +1,112 @@
+/**
+ * The pages of the realms' OpenID providers: sign-in, second factor, consent and errors. Plain
+ * HTML forms that work without JavaScript (field names of contract §3.13), no inline script or
+ * style, so they render under the console's Content-Security-Policy.
+ */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function alert(message: string | null): string {
+  return message ? `<p role="alert">${escapeHtml(message)}</p>\n` : '';
+}
+
+export interface FormTarget {
+  /** Where the form posts. */
+  action: string;
+  /** The form's own CSRF token. */
+  csrf: string;
+}
+
+export interface PageContext {
+  realmName: string;
+  clientName: string;
+}
+
+export function signInPage(context: PageContext, form: FormTarget, options: { email?: string; error?: string | null } = {}): string {
+  return page(
+    `Sign in – ${context.realmName}`,
+    `<h1>Sign in to continue to ${escapeHtml(context.clientName)}</h1>
+${alert(options.error ?? null)}<form method="post" action="${escapeHtml(form.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">
+<p><label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(options.email ?? '')}"></p>
+<p><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Sign in</button></p>
+</form>`,
+  );
+}
+
+export function secondFactorPage(context: PageContext, form: FormTarget, options: { error?: string | null } = {}): string {
+  return page(
+    `Second step – ${context.realmName}`,
+    `<h1>Enter the code from your authenticator app</h1>
+${alert(options.error ?? null)}<form method="post" action="${escapeHtml(form.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">
+<p><label for="code">Code (or a recovery code)</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required></p>
+<p><button type="submit">Continue</button></p>
+</form>`,
+  );
+}
+
+const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know who you are',
+  profile: 'See your name and picture',
+  email: 'See your email address',
+  roles: 'See your roles',
+  offline_access: 'Stay signed in when you are away',
+};
+
+export function consentPage(context: PageContext, form: FormTarget, scopes: string[], resources: Record<string, string[]>): string {
+  const items = scopes.map((scope) => `<li>${escapeHtml(SCOPE_TEXT[scope] ?? scope)}</li>`);
+  for (const [resource, list] of Object.entries(resources)) {
+    for (const scope of list) items.push(`<li>${escapeHtml(scope)} at ${escapeHtml(resource)}</li>`);
+  }
+  return page(
+    `Allow access – ${context.realmName}`,
+    `<h1>${escapeHtml(context.clientName)} asks to</h1>
+<ul>
+${items.join('\n')}
+</ul>
+<form method="post" action="${escapeHtml(form.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">
+<p><button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button></p>
+</form>`,
+  );
+}
+
+export function messagePage(title: string, message: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
+}
+
+/** The provider's error page: what went wrong, never a redirect (an unknown client or redirect URI). */
+export function renderProviderError(out: Record<string, string>): string {
+  const rows = Object.entries(out)
+    .map(([key, value]) => `<dt>${escapeHtml(key)}</dt><dd>${escapeHtml(value)}</dd>`)
+    .join('\n');
+  return page('Sign-in error', `<h1>This sign-in request cannot be completed</h1>\n<dl>\n${rows}\n</dl>`);
+}

@@ -1,0 +1,337 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { ACCESS_TOKEN_ALGORITHM, realmIssuer } from '../../application/ports/access-tokens';
+import { DPOP_PROOF_ALGORITHMS } from '../../application/ports/dpop-proof-verifier';
+import { Clock } from '../../application/ports/clock';
+import { OpClients, OpResource } from '../../application/ports/op-clients';
+import { SessionRepository } from '../../application/ports/session.repository';
+import { UserRepository } from '../../application/ports/user.repository';
+import { RealmDirectory } from '../../application/realm/realm-directory';
+import { AppConfig } from '../../config/app-config';
+import { Realm } from '../../domain/realm/realm';
+import { User } from '../../domain/user/user';
+import { TypeOrmServerSecrets } from '../persistence/typeorm-server-secrets';
+import { TypeOrmOpArtifacts } from '../persistence/typeorm-op-artifacts';
+import { OP_SCOPES, opAdapterFor } from './op-artifact-adapter';
+import { OpSigningKeys } from './op-signing-keys';
+import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule } from './oidc-provider-library';
+import { renderProviderError } from './op-pages';
+
+/** Realm ids as the service accepts them: a realm path segment that is not one is never looked up. */
+export const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** The claims each OpenID scope releases (userinfo, §3.13). */
+const CLAIMS = {
+  // The claims the library sets itself; `openid` releases amr and auth_time into every ID token.
+  acr: null,
+  amr: null,
+  auth_time: null,
+  iss: null,
+  sid: null,
+  openid: ['sub', 'amr', 'auth_time'],
+  profile: ['name', 'given_name', 'family_name', 'picture', 'updated_at'],
+  email: ['email', 'email_verified'],
+  roles: ['roles'],
+};
+const CODE_TTL_SECONDS = 60;
+const ID_TOKEN_TTL_SECONDS = 3600;
+const INTERACTION_TTL_SECONDS = 600;
+/** A consent is remembered this long (or until the user revokes it). */
+const GRANT_TTL_SECONDS = 365 * 86_400;
+const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
+
+/** Dynamic client registration by the realm's `clientRegistration` setting (§7.2): `closed` unless set. */
+export function clientRegistration(realm: Realm): 'closed' | 'token' | 'open' {
+  const mode = (realm.settings as { clientRegistration?: unknown }).clientRegistration;
+  return mode === 'token' || mode === 'open' ? mode : 'closed';
+}
+
+/** Extra metadata the provider keeps with each client, under the names op-artifact-adapter.ts gives it. */
+interface ClientExtras {
+  firstParty: boolean;
+  resources: OpResource[];
+  accessTokenTtl: number | undefined;
+}
+function extras(client: OidcClient | undefined): ClientExtras {
+  return {
+    firstParty: client?.first_party === true,
+    resources: Array.isArray(client?.resources) ? (client.resources as OpResource[]) : [],
+    accessTokenTtl: typeof client?.access_token_ttl === 'number' ? client.access_token_ttl : undefined,
+  };
+}
+
+/**
+ * Each realm's OpenID provider (panva's oidc-provider, one instance per issuer): made on the first
+ * request to the realm's provider endpoints, kept, and made again when the keys or the realm's
+ * settings change. Everything it stores goes to `op_artifacts`; its clients come from OpClients.
+ */
+@Injectable()
+export class RealmProviders {
+  private readonly logger = new Logger('OpenIdProvider');
+  private readonly providers = new Map<string, { version: string; provider: Promise<OidcProvider> }>();
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly realms: RealmDirectory,
+    private readonly users: UserRepository,
+    private readonly sessions: SessionRepository,
+    private readonly clients: OpClients,
+    private readonly artifacts: TypeOrmOpArtifacts,
+    private readonly keys: OpSigningKeys,
+    private readonly secrets: TypeOrmServerSecrets,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The realm, or null when there is none by that id. */
+  async realm(id: string): Promise<Realm | null> {
+    return REALM_ID.test(id) ? this.realms.find(id) : null;
+  }
+
+  /** The realm's provider, made or remade as needed. */
+  async providerFor(realm: Realm): Promise<OidcProvider> {
+    const keySet = await this.keys.keySet();
+    const version = `${keySet.version}|${realm.updatedAt.toISOString()}|${this.config.issuer}`;
+    const cached = this.providers.get(realm.id);
+    if (cached && cached.version === version) return cached.provider;
+    const provider = this.build(realm, keySet.keys);
+    provider.catch(() => {
+      if (this.providers.get(realm.id)?.provider === provider) this.providers.delete(realm.id);
+    });
+    this.providers.set(realm.id, { version, provider });
+    return provider;
+  }
+
+  /** How many realms have a provider in memory. */
+  get loaded(): number {
+    return this.providers.size;
+  }
+
+  /** The realm's issuer. */
+  issuerOf(realmId: string): string {
+    return realmIssuer(this.config.issuer, realmId);
+  }
+
+  /** A keyed hash for the interaction pages' CSRF tokens, shared by every instance. */
+  async formSecret(): Promise<Buffer> {
+    return Buffer.from(await this.secrets.get('op-form-secret', () => randomBytes(32).toString('base64url')), 'utf8');
+  }
+
+  private async build(realm: Realm, jwks: Record<string, unknown>[]): Promise<OidcProvider> {
+    const library = await oidcProviderLibrary();
+    const cookieKey = await this.secrets.get('op-cookie-key', () => randomBytes(32).toString('base64url'));
+    const provider = new library.default(this.issuerOf(realm.id), this.configuration(library, realm, jwks, cookieKey));
+    // The mount names API_URL's host and scheme in X-Forwarded-Host/-Proto (op-mount.ts).
+    provider.proxy = true;
+    patchProvider(provider);
+    provider.on('server_error', (_ctx: unknown, error: unknown) => this.logger.error(`realm ${realm.id}: ${String(error)}`));
+    return provider;
+  }
+
+  private configuration(
+    library: OidcProviderModule,
+    realm: Realm,
+    jwks: Record<string, unknown>[],
+    cookieKey: string,
+  ): Record<string, unknown> {
+    const realmId = realm.id;
+    const { users, sessions, clock } = this;
+    const policy = realm.policy;
+    const { errors, interactionPolicy } = library;
+    const { Check } = interactionPolicy;
+    const prompts = interactionPolicy.base();
+    // Native apps (loopback and private-use redirects, which another app may claim) are asked for
+    // consent every time (RFC 8252 §8.6), unless they are first-party.
+    const consentChecks = prompts.get('consent')!.checks;
+    const native = consentChecks.findIndex((check) => check.reason === 'native_client_prompt');
+    consentChecks.splice(native, 1);
+    consentChecks.add(
+      new Check('native_client_prompt', 'native clients require End-User interaction', 'interaction_required', (ctx) => {
+        const client = ctx.oidc.client!;
+        const asked = client.applicationType === 'native' && !extras(client).firstParty && !ctx.oidc.result?.consent;
+        return asked ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+      }),
+      0,
+    );
+    // Our session behind the provider's: revoked or ended (idle, absolute lifetime, logout
+    // anywhere) → a sign-in again, even for a browser that still holds the provider's cookie.
+    prompts.get('login')!.checks.add(
+      new Check('service_session_ended', 'End-User authentication is required', 'login_required', async (ctx) => {
+        const session = ctx.oidc.session;
+        if (!session?.accountId || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+        const sid = session.serviceSessionId;
+        if (!sid) return Check.REQUEST_PROMPT;
+        const live = await sessions.isLive(realmId, sid, clock.now(), policy.sessionLifetime);
+        return live ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+      }),
+      0,
+    );
+    const resourceInfo = (client: OidcClient, indicator: string) => {
+      const resource = extras(client).resources.find((r) => r.identifier === indicator);
+      if (!resource) throw new errors.InvalidTarget('the resource is not one this client may use');
+      return {
+        scope: resource.scopes.join(' '),
+        audience: resource.identifier,
+        accessTokenTTL: extras(client).accessTokenTtl ?? resource.accessTokenTtlSeconds ?? policy.accessTokenTtlSeconds,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: ACCESS_TOKEN_ALGORITHM } },
+      };
+    };
+    return {
+      adapter: opAdapterFor(realmId, this.artifacts, this.clients),
+      jwks: { keys: jwks },
+      cookies: {
+        names: { session: 'op_session', interaction: 'op_interaction', resume: 'op_resume' },
+        // Lax: the top-level navigation from an app to the authorization endpoint carries them.
+        long: { httpOnly: true, sameSite: 'lax', signed: true, path: `/realms/${realmId}` },
+        short: { httpOnly: true, sameSite: 'lax', signed: true, path: `/realms/${realmId}` },
+        keys: [cookieKey],
+      },
+      claims: CLAIMS,
+      scopes: OP_SCOPES,
+      responseTypes: ['code'],
+      subjectTypes: ['public'],
+      clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        id_token_signed_response_alg: 'RS256',
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+      extraClientMetadata: { properties: ['first_party', 'resources', 'access_token_ttl'] },
+      allowOmittingSingleRegisteredRedirectUri: false,
+      pkce: { required: () => true },
+      conformIdTokenClaims: true,
+      enabledJWA: {
+        idTokenSigningAlgValues: ['RS256', 'ES256'],
+        clientAuthSigningAlgValues: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+        dPoPSigningAlgValues: DPOP_PROOF_ALGORITHMS,
+      },
+      features: {
+        devInteractions: { enabled: false },
+        clientCredentials: { enabled: true },
+        introspection: {
+          enabled: true,
+          // Confidential clients, on their own tokens only (§3.13).
+          allowedPolicy: (_ctx: OidcContext, client: OidcClient, token: { clientId?: string }) =>
+            client.clientAuthMethod !== 'none' && token.clientId === client.clientId,
+        },
+        revocation: {
+          enabled: true,
+          allowedPolicy: (_ctx: OidcContext, client: OidcClient, token: { clientId?: string }) => token.clientId === client.clientId,
+        },
+        userinfo: { enabled: true },
+        dPoP: { enabled: true },
+        rpInitiatedLogout: { enabled: true },
+        registration: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: (_ctx: OidcContext, _client: OidcClient, oneOf?: string) => oneOf,
+          useGrantedResource: () => false,
+          getResourceServerInfo: (_ctx: OidcContext, indicator: string, client: OidcClient) => resourceInfo(client, indicator),
+        },
+      },
+      interactions: {
+        policy: prompts,
+        url: (_ctx: OidcContext, interaction: { uid: string }) => `/realms/${realmId}/interaction/${interaction.uid}`,
+      },
+      ttl: {
+        AccessToken: (_ctx: OidcContext, token: { resourceServer?: { accessTokenTTL?: number } }, client: OidcClient) =>
+          token.resourceServer?.accessTokenTTL ?? extras(client).accessTokenTtl ?? policy.accessTokenTtlSeconds,
+        ClientCredentials: (_ctx: OidcContext, token: { resourceServer?: { accessTokenTTL?: number } }, client: OidcClient) =>
+          token.resourceServer?.accessTokenTTL ?? extras(client).accessTokenTtl ?? policy.accessTokenTtlSeconds,
+        AuthorizationCode: CODE_TTL_SECONDS,
+        IdToken: ID_TOKEN_TTL_SECONDS,
+        Interaction: INTERACTION_TTL_SECONDS,
+        Session: policy.sessionLifetime.maxLifetimeSeconds,
+        Grant: GRANT_TTL_SECONDS,
+        RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      },
+      // First-party clients never ask for consent: their grant covers whatever they request.
+      loadExistingGrant: async (ctx: OidcContext) => {
+        const { oidc } = ctx;
+        const session = oidc.session!;
+        const client = oidc.client!;
+        const signedIn = oidc.result?.login?.serviceSessionId;
+        if (signedIn) session.serviceSessionId = signedIn;
+        // The ID token's `sid` is our session's id (the one GET /sessions lists).
+        if (session.serviceSessionId) session.sidFor(client.clientId, session.serviceSessionId);
+        const grantId = (oidc.result?.consent as { grantId?: string } | undefined)?.grantId ?? session.grantIdFor(client.clientId);
+        const existing = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
+        if (!extras(client).firstParty || !session.accountId) return existing;
+        const grant = existing ?? new oidc.provider.Grant({ accountId: session.accountId, clientId: client.clientId });
+        const requested = String(oidc.params?.scope ?? '')
+          .split(' ')
+          .filter((scope) => OP_SCOPES.includes(scope));
+        if (requested.length) grant.addOIDCScope(requested.join(' '));
+        const resource = oidc.params?.resource;
+        for (const indicator of Array.isArray(resource) ? resource : resource ? [resource] : []) {
+          grant.addResourceScope(String(indicator), resourceInfo(client, String(indicator)).scope);
+        }
+        await grant.save();
+        return grant;
+      },
+      findAccount: async (_ctx: OidcContext, sub: string) => {
+        const user = await users.findById(realmId, sub);
+        if (!user) return undefined;
+        return { accountId: sub, claims: async (_use: string, scope: string) => claimsOf(user, scope) };
+      },
+      extraTokenClaims: async (ctx: OidcContext, token: { kind: string; accountId?: string; resourceServer?: unknown }) => {
+        if (token.kind === 'ClientCredentials') return { realm: realmId };
+        if (token.kind !== 'AccessToken' || !token.resourceServer || !token.accountId) return undefined;
+        const scopes = ctx.oidc.entities.Grant?.getOIDCScope().split(' ') ?? [];
+        if (!scopes.includes('roles')) return { realm: realmId };
+        const user = await users.findById(realmId, token.accountId);
+        return { realm: realmId, roles: user?.roles ?? [] };
+      },
+      renderError: async (ctx: OidcContext, out: Record<string, string>) => {
+        ctx.type = 'html';
+        ctx.body = renderProviderError(out);
+      },
+    };
+  }
+}
+
+/** The claims of `scope` (space-separated) for the user (§3.13). */
+export function claimsOf(user: User, scope: string): Record<string, unknown> {
+  const scopes = new Set(scope.split(' '));
+  const claims: Record<string, unknown> = { sub: user.id };
+  if (scopes.has('profile')) {
+    const { firstName, lastName, avatar } = user.profile;
+    claims.name = [firstName, lastName].filter(Boolean).join(' ');
+    claims.given_name = firstName;
+    claims.family_name = lastName;
+    claims.picture = avatar;
+    claims.updated_at = Math.floor(user.snapshot().updatedAt.getTime() / 1000);
+  }
+  if (scopes.has('email')) {
+    claims.email = user.email;
+    claims.email_verified = user.emailVerified;
+  }
+  if (scopes.has('roles')) claims.roles = user.roles;
+  return claims;
+}
+
+/** `sha256:` and the base64url SHA-256 of a presented secret, compared in constant time with the stored one. */
+function secretMatches(stored: unknown, presented: unknown): boolean {
+  if (typeof stored !== 'string' || typeof presented !== 'string' || !stored.startsWith('sha256:')) return false;
+  const expected = Buffer.from(stored.slice('sha256:'.length), 'base64url');
+  const actual = createHash('sha256').update(presented, 'utf8').digest();
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/**
+ * What this service changes in one provider instance: secrets compared by hash, `sid` in every
+ * ID token (our session's id), our session's id kept in the provider's session, and a pending
+ * second step kept in the interaction.
+ */
+function patchProvider(provider: OidcProvider): void {
+  // The stored `client_secret` is a hash (OpClient.clientSecretHash); the secret is never stored.
+  provider.Client.prototype.compareClientSecret = function (this: OidcClient, actual: string) {
+    return secretMatches(this.clientSecret, actual);
+  };
+  provider.Client.prototype.includeSid = () => true;
+  const session = provider.Session.IN_PAYLOAD;
+  Object.defineProperty(provider.Session, 'IN_PAYLOAD', { get: () => [...session, 'serviceSessionId'] });
+  // A sign-in's second step waits in the interaction: its mfaToken never leaves the server.
+  const interaction = provider.Interaction.IN_PAYLOAD;
+  Object.defineProperty(provider.Interaction, 'IN_PAYLOAD', { get: () => [...interaction, 'pendingMfa'] });
+}
