@@ -579,7 +579,9 @@ export function createIdentityClient(options: IdentityClientOptions) {
   async function restore(): Promise<void> {
     const wanted = options.restore ?? (!cookie || inBrowser);
     if (!wanted || (storage && !(await storage.get(key))) || hint?.absent()) return signedOut(null, false);
-    // A reload of this tab: its access token, while it has a while to live, is taken back without a request.
+    // A reload of this tab: its access token, while it has a while to live, is taken back without
+    // spending a refresh — after one read of the account with it, which also tells whether the
+    // session still lives (a session ended elsewhere is refused there, and the refresh below says so).
     const kept = keep?.read();
     if (kept && typeof kept.token === 'string') {
       try {
@@ -587,9 +589,20 @@ export function createIdentityClient(options: IdentityClientOptions) {
         const left = kept.expiresAt - Date.now();
         if (left > Math.max(KEEP_MIN_MS, (exp - iat) * 100)) {
           clockOffset = kept.offset ?? 0;
-          adopt(kept.token, kept.expiresAt, kept.user ?? null);
-          fromKeep = true;
-          return;
+          const alive = await call('GET', '/me', undefined, false, kept.token).then(
+            (answer) => answer.user as User,
+            (error: IdentityError) => (error.code === 'INVALID_TOKEN' || error.code === 'TOKEN_EXPIRED' ? null : undefined),
+          );
+          if (alive !== null) {
+            const known = alive
+              ? { id: alive.id, email: alive.email, emailVerified: alive.emailVerified, mfaEnabled: alive.mfa.enabled }
+              : (kept.user ?? null);
+            if (alive) knownMethods = alive.mfa.methods;
+            adopt(kept.token, kept.expiresAt, known);
+            fromKeep = true;
+            return;
+          }
+          keep?.clear();
         }
       } catch {
         // not a token: rotate
