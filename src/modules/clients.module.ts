@@ -32,7 +32,7 @@ const ports = [
 ];
 
 /**
- * Clients and API resources of each realm as an OpenID provider (contract §7.5): the admin
+ * Clients and API resources of each realm as an OpenID provider: the admin
  * routes, their repositories, client secrets and initial access tokens. Exports what the OpenID
  * provider reads: the repositories, `ClientSecrets.verify` and `InitialAccessTokens.consume`,
  * and `CreateClientUseCase` for dynamic registration. The back-channel logout and JWKS URIs

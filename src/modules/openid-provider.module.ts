@@ -18,7 +18,7 @@ import { RateLimitModule } from './rate-limit.module';
 import { RealmSettingsModule } from './realm-settings.module';
 
 /**
- * Every realm an OpenID provider (contract §3.13): the providers (one per realm, made on first
+ * Every realm an OpenID provider: the providers (one per realm, made on first
  * use), their storage and keys, and the pages they send browsers to. configureApp mounts
  * OpenIdProviderMount in front of Nest's routes. Its clients are the realm's, as administrators
  * register them (ClientsModule).

@@ -14,7 +14,7 @@ const BASE64URL_256 = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
 /**
- * Clients and API resources over the admin API (contract §7.5): every route, every rule, the
+ * Clients and API resources over the admin API: every route, every rule, the
  * secret shown once, resources leaving clients, initial access tokens, the master boundary.
  */
 describe('admin API: clients, resources and initial access tokens', () => {

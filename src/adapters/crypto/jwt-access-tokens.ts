@@ -104,7 +104,7 @@ export class JwtAccessTokens implements AccessTokens {
     }
     const { iss, sub, realm, sid, roles, amr, jti, iat, exp, cnf } = payload;
     // The realms' OpenID providers sign their access tokens for APIs with the same keys: those
-    // carry an audience and the client's id, first-party tokens never do (§3.13: refused here).
+    // carry an audience and the client's id, first-party tokens never do (refused here).
     if (payload.aud !== undefined || payload.client_id !== undefined) throw invalid();
     if (
       typeof sub !== 'string' ||

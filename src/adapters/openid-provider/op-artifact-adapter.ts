@@ -12,7 +12,7 @@ export interface OpAdapter {
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
-/** The OpenID scopes every realm offers (§3.13); a resource's scopes come with the resource. */
+/** The OpenID scopes every realm offers; a resource's scopes come with the resource. */
 export const OP_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'roles'];
 
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//;

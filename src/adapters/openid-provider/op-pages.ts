@@ -1,6 +1,6 @@
 /**
  * The pages of the realms' OpenID providers: sign-in, second factor, consent and errors. Plain
- * HTML forms that work without JavaScript (field names of contract §3.13), no inline script or
+ * HTML forms that work without JavaScript (fields named email, password and code), no inline script or
  * style, so they render under the console's Content-Security-Policy.
  */
 

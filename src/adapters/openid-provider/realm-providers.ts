@@ -19,7 +19,7 @@ import { renderProviderError } from './op-pages';
 
 /** Realm ids as the service accepts them: a realm path segment that is not one is never looked up. */
 export const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-/** The claims each OpenID scope releases (userinfo, §3.13). */
+/** The claims each OpenID scope releases (userinfo). */
 const CLAIMS = {
   // The claims the library sets itself; `openid` releases amr and auth_time into every ID token.
   acr: null,
@@ -39,7 +39,7 @@ const INTERACTION_TTL_SECONDS = 600;
 const GRANT_TTL_SECONDS = 365 * 86_400;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
 
-/** Dynamic client registration by the realm's `clientRegistration` setting (§7.2): `closed` unless set. */
+/** Dynamic client registration by the realm's `clientRegistration` setting: `closed` unless set. */
 export function clientRegistration(realm: Realm): 'closed' | 'token' | 'open' {
   const mode = (realm.settings as { clientRegistration?: unknown }).clientRegistration;
   return mode === 'token' || mode === 'open' ? mode : 'closed';
@@ -210,7 +210,7 @@ export class RealmProviders {
         clientCredentials: { enabled: true },
         introspection: {
           enabled: true,
-          // Confidential clients, on their own tokens only (§3.13).
+          // Confidential clients, on their own tokens only.
           allowedPolicy: (_ctx: OidcContext, client: OidcClient, token: { clientId?: string }) =>
             client.clientAuthMethod !== 'none' && token.clientId === client.clientId,
         },
@@ -290,7 +290,7 @@ export class RealmProviders {
   }
 }
 
-/** The claims of `scope` (space-separated) for the user (§3.13). */
+/** The claims of `scope` (space-separated) for the user. */
 export function claimsOf(user: User, scope: string): Record<string, unknown> {
   const scopes = new Set(scope.split(' '));
   const claims: Record<string, unknown> = { sub: user.id };

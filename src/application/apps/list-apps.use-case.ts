@@ -10,7 +10,7 @@ export interface AppView {
   lastUsedAt: Date | null;
 }
 
-/** The apps a user let sign them in through the realm's OpenID provider (contract §3.13 `GET /apps`). */
+/** The apps a user let sign them in through the realm's OpenID provider (`GET /apps`). */
 @Injectable()
 export class ListAppsUseCase {
   constructor(

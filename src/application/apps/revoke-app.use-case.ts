@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { OpGrants } from '../ports/op-grants';
 
-/** A user takes back what they allowed an app: its grant and every code and token under it (§3.13 `DELETE /apps/:clientId`). */
+/** A user takes back what they allowed an app: its grant and every code and token under it (`DELETE /apps/:clientId`). */
 @Injectable()
 export class RevokeAppUseCase {
   constructor(private readonly grants: OpGrants) {}

@@ -15,7 +15,7 @@ import { auditClientChange, namedResources } from './client-admin';
 import { ClientSecrets } from './client-secrets';
 
 export type CreateClientInput = Omit<ClientRegistration, 'clientId' | 'registeredBy' | 'createdAt'> & {
-  /** The administrator; null for a dynamic registration (contract §3.13). */
+  /** The administrator; null for a dynamic registration. */
   actor: AdminActor | null;
   /** `admin` unless the realm's OpenID provider registers it (RFC 7591). */
   registeredBy?: RegisteredBy;
@@ -44,7 +44,7 @@ export class CreateClientUseCase {
   /**
    * Registers a client with a new random id (256 bits) and, for a confidential one, a new secret
    * (shown once, stored as a hash). Its back-channel logout URI and JWKS URI follow the webhooks'
-   * address rules (contract §7.1); the resources it names must be the realm's.
+   * address rules; the resources it names must be the realm's.
    * @throws DomainError VALIDATION_FAILED naming the field
    */
   async execute(input: CreateClientInput): Promise<CreatedClient> {

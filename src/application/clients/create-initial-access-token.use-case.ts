@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { InitialAccessTokens } from './initial-access-tokens';
 
-/** How long an initial access token may live (contract §7.5): a minute to 30 days, a day by default. */
+/** How long an initial access token may live: a minute to 30 days, a day by default. */
 export const INITIAL_ACCESS_TOKEN_TTL = { min: 60, max: 2_592_000, default: 86_400 } as const;
 
 @Injectable()

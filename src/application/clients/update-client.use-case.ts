@@ -31,7 +31,7 @@ export class UpdateClientUseCase {
 
   /**
    * Changes any field but the id and the type; the whole client is checked again. A new
-   * back-channel logout or JWKS URI follows the webhooks' address rules (contract §7.1).
+   * back-channel logout or JWKS URI follows the webhooks' address rules.
    * @throws DomainError CLIENT_NOT_FOUND | VALIDATION_FAILED naming the field
    */
   async execute(input: UpdateClientInput): Promise<Client> {

@@ -1,6 +1,6 @@
 import { Client } from '../../domain/client/client';
 
-/** The realm's clients (contract §7.5), read by the admin API and by the realm's OpenID provider. */
+/** The realm's clients, read by the admin API and by the realm's OpenID provider. */
 export abstract class ClientRepository {
   /**
    * Inside a transaction, waits until no other transaction writes the realm's clients or

@@ -1,4 +1,4 @@
-/** An API a client may ask tokens for (RFC 8707 resource indicator, contract §7.5). */
+/** An API a client may ask tokens for (RFC 8707 resource indicator). */
 export interface OpResource {
   /** The resource's identifier: an absolute URI, the `aud` of its access tokens. */
   identifier: string;
@@ -10,7 +10,7 @@ export interface OpResource {
 
 export type OpClientAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
-/** A client of the realm's OpenID provider, as the provider needs it (contract §7.5). */
+/** A client of the realm's OpenID provider, as the provider needs it. */
 export interface OpClient {
   clientId: string;
   name: string;

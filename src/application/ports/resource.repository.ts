@@ -1,6 +1,6 @@
 import { Resource } from '../../domain/client/resource';
 
-/** The realm's API resources (contract §7.5). */
+/** The realm's API resources. */
 export abstract class ResourceRepository {
   /** The realm's resource with that id; null for an unknown id or one of another realm. */
   abstract findById(realmId: string, id: string): Promise<Resource | null>;

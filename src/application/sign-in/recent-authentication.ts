@@ -12,8 +12,8 @@ export const PASSWORDLESS_CONFIRMATION_MAX_AGE_SECONDS = 600;
  * What the caller's session must be to add, change or remove a way into the account (a
  * password, TOTP, a security key or passkey, recovery codes, a linked identity), each check one
  * read of the session:
- * - never flagged (contract §5): a session whose refresh came from another device keeps reading
- *   with its access tokens, but changes nothing until it passes the second-factor step (§3.6) —
+ * - never flagged: a session whose refresh came from another device keeps reading
+ *   with its access tokens, but changes nothing until it passes the second-factor step —
  *   else a thief holding it would add their own passkey and keep it past the owner's next
  *   sign-in, step-up and password reset;
  * - for a change that adds a way in (a new TOTP secret, a new security key, a link, a first

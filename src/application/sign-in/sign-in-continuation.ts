@@ -187,7 +187,7 @@ export class SignInContinuation {
     });
   }
 
-  /** The account states (§4) and the realm's policies, told only to whoever proved the factor. */
+  /** The account states and the realm's policies, told only to whoever proved the factor. */
   private async assertMaySignIn(input: ProvenFirstFactor, user: User, now: Date): Promise<void> {
     const status = user.statusAt(now);
     if (status === 'locked') {

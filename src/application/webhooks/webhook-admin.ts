@@ -28,7 +28,7 @@ export async function lockWebhook(webhooks: WebhookRepository, realmId: string, 
 
 /**
  * A URL as it will be stored, once its form and every address its host resolves to pass the
- * webhooks' address rules (contract §7.1), which every call out to an address an administrator
+ * webhooks' address rules, which every call out to an address an administrator
  * chooses follows (a client's back-channel logout URI and JWKS too): refusals name `field`.
  * @throws DomainError VALIDATION_FAILED
  */

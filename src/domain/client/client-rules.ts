@@ -1,6 +1,6 @@
 import { DomainError } from '../errors';
 
-/** The OpenID Connect scopes any client of a realm may be allowed (contract §3.13, §7.5). */
+/** The OpenID Connect scopes any client of a realm may be allowed. */
 export const STANDARD_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'roles'] as const;
 
 export const GRANT_TYPES = [
@@ -26,7 +26,7 @@ export type RegisteredBy = (typeof REGISTERED_BY)[number];
 
 /**
  * Lifetime of the access tokens a client or resource sets: from one minute to one day, the range
- * of the realm's own `accessTokenTtlSeconds` (contract §7.2), so no client outlives what a realm
+ * of the realm's own `accessTokenTtlSeconds`, so no client outlives what a realm
  * administrator may choose for the realm.
  */
 export const CLIENT_ACCESS_TOKEN_TTL = { min: 60, max: 86_400 } as const;

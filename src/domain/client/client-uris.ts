@@ -23,7 +23,7 @@ function parse(raw: string, field: string): URL {
 }
 
 /**
- * A URI a browser is sent to after sign-in or logout (contract §7.5): absolute, without a
+ * A URI a browser is sent to after sign-in or logout: absolute, without a
  * fragment or credentials, and `https`, `http` on a loopback address (a native app's local
  * listener, RFC 8252 §7.3), or a private-use scheme containing a dot (`com.example.app:/callback`,
  * RFC 8252 §7.1). Kept exactly as written, since the authorization request must name it character

@@ -62,10 +62,10 @@ export interface ClientRegistration {
   scopes?: string[];
   resources?: string[];
   firstParty?: boolean;
-  /** Already through the outbound address rules (contract §7.1). */
+  /** Already through the outbound address rules. */
   backchannelLogoutUri?: string | null;
   tokenEndpointAuthMethod?: string;
-  /** Already through the outbound address rules (contract §7.1). */
+  /** Already through the outbound address rules. */
   jwksUri?: string | null;
   accessTokenTtlSeconds?: number | null;
   idTokenSignedResponseAlg?: string;
@@ -123,7 +123,7 @@ function grantTypes(values: readonly string[]): GrantType[] {
 }
 
 /**
- * Every rule of a client (contract §7.5), checked on the whole state, so that a change of one
+ * Every rule of a client, checked on the whole state, so that a change of one
  * field is checked against the others (a PATCH giving a public client `client_credentials`, or
  * taking the last redirect URI of one allowed `authorization_code`).
  * `known`: the realm's resources among those the client names.
@@ -195,14 +195,14 @@ function offeredScopes(resources: readonly string[], known: readonly Resource[])
 }
 
 /**
- * An application that gets tokens from the realm as an OpenID provider (contract §3.13, §7.5): a
+ * An application that gets tokens from the realm as an OpenID provider: a
  * browser or native app (`public`, no secret, PKCE alone) or a backend (`confidential`).
  */
 export class Client {
   private constructor(private state: ClientState) {}
 
   /**
-   * A new client with the contract's defaults: grant types `authorization_code` and
+   * A new client with the defaults: grant types `authorization_code` and
    * `refresh_token`, the five OpenID scopes, `none` for a public client and
    * `client_secret_basic` for a confidential one, RS256 ID tokens, third-party. A client
    * registered dynamically is always third-party, so its users are asked. A confidential client

@@ -2,7 +2,7 @@ import { DomainError } from '../errors';
 import { assertResourceIdentifier } from './client-uris';
 import { assertAccessTokenTtl, assertName, STANDARD_SCOPES } from './client-rules';
 
-/** Scope names of a resource (contract §7.5). */
+/** Scope names of a resource. */
 const SCOPE_NAME = /^[a-z][a-z0-9:._-]{0,63}$/;
 export const MAX_RESOURCE_SCOPES = 50;
 const MAX_SCOPE_DESCRIPTION = 200;

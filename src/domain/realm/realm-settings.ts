@@ -15,7 +15,7 @@ export class Refusal {
 const refuse = (message: string): Refusal => new Refusal(message);
 
 /**
- * The environment variable that sets a setting's deployment default (contract §11). With `read`,
+ * The environment variable that sets a setting's deployment default. With `read`,
  * `load-config.ts` reads it by these rules into the `AppConfig` field of the setting's name
  * (`lockout.maxFailures` → `lockoutMaxFailures`); without, it reads the variable itself (its
  * default is derived from other variables) into that field.
@@ -64,7 +64,7 @@ const PASSWORD_LENGTH = { min: 8, max: 128 };
 const FINGERPRINT_THRESHOLD = { min: 0.5, max: 0.95 };
 
 /**
- * Every realm setting, in the order the API shows them (contract §7.2). The types below, the
+ * Every realm setting, in the order the API shows them. The types below, the
  * defaults, the parsing of a change, the merging and the environment's defaults all follow from
  * this table: a new setting is one entry here, plus its column and its use.
  */

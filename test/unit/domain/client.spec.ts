@@ -38,7 +38,7 @@ function refusal(work: () => unknown): { field: string } | null {
 }
 
 describe('Client', () => {
-  it('registers a public client with the contract defaults', () => {
+  it('registers a public client with the defaults', () => {
     const client = Client.register(base(), []);
     expect(client.snapshot()).toMatchObject({
       type: 'public',

@@ -8,7 +8,7 @@ import { CurrentPrincipal, CurrentRealm } from '../decorators';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { AppsResponse, SuccessResponse } from '../openapi/schemas';
 
-/** The apps the caller let sign them in through the realm's OpenID provider (contract §3.13). */
+/** The apps the caller let sign them in through the realm's OpenID provider. */
 @ApiTags('auth')
 @ApiBearerAuth()
 @Controller('api/v1/auth/apps')

@@ -32,7 +32,7 @@ function sendError(res: Response, error: DomainError): void {
   res.status(rendered.status).json(rendered.body);
 }
 
-/** What a refused sign-in shows on the page (never as JSON, §3.13). */
+/** What a refused sign-in shows on the page (never as JSON). */
 function signInMessage(error: DomainError): string {
   switch (error.code) {
     case 'ACCOUNT_LOCKED':
@@ -54,7 +54,7 @@ function signInMessage(error: DomainError): string {
 }
 
 /**
- * Every realm an OpenID provider (contract §3.13): requests under `/realms/{id}/` go to the realm's
+ * Every realm an OpenID provider: requests under `/realms/{id}/` go to the realm's
  * provider as if it were mounted there (the prefix stripped from `url`, `originalUrl` kept), and
  * never reach Nest or its JSON body parser. Its interaction pages (`/realms/{id}/interaction/…`)
  * are the service's: sign-in through the service's own pipeline, second factor, consent.
@@ -215,7 +215,7 @@ export class OpenIdProviderMount {
   }
 
   /**
-   * §8: the sign-in page counts against POST /login's limit, the same counter per client IP.
+   * The sign-in page counts against POST /login's limit, the same counter per client IP.
    * Returns the seconds to wait when over it, else null.
    */
   private async loginLimited(req: Request): Promise<number | null> {
