@@ -212,6 +212,25 @@ describe('Every realm an OpenID provider', () => {
     expect((await browser.open(after.url.href)).html).toMatch(/name="password" type="password"/);
   });
 
+  it('signs no app in from a session flagged as used from another device: single sign-on asks for a sign-in again', async () => {
+    const { config } = await client({ firstParty: true });
+    const person = await user();
+    const browser = new Browser(origin);
+    const first = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' });
+    const tokens = await tokensFor(config, await signIn(browser, first.url, person.email, { consent: false }), first);
+    const sso = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' });
+    expect((await browser.open(sso.url.href)).location).toMatch(/[?&]code=/);
+    // The session is flagged (its refresh token was used from another device).
+    await t.dataSource.query(
+      `UPDATE sessions SET status = 'flagged', flag_reason = 'fingerprint_mismatch', flag_score = 0.1, flagged_at = now() WHERE id = $1`,
+      [tokens.claims()!.sid],
+    );
+    const after = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' });
+    const page = await browser.open(after.url.href);
+    expect(page.location).toBeNull();
+    expect(page.html).toMatch(/name="password" type="password"/);
+  });
+
   it('asks for the TOTP code after the password of a user with MFA, and the ID token says so (amr)', async () => {
     const { config } = await client({ firstParty: true });
     const person = await userWithTotp(t);

@@ -153,14 +153,16 @@ export class RealmProviders {
     );
     // Our session behind the provider's: revoked or ended (idle, absolute lifetime, logout
     // anywhere) → a sign-in again, even for a browser that still holds the provider's cookie.
+    // So does a session flagged as used from another device: it signs no app in, and grants none.
     prompts.get('login')!.checks.add(
       new Check('service_session_ended', 'End-User authentication is required', 'login_required', async (ctx) => {
         const session = ctx.oidc.session;
         if (!session?.accountId || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
         const sid = session.serviceSessionId;
         if (!sid) return Check.REQUEST_PROMPT;
-        const live = await sessions.isLive(realmId, sid, clock.now(), policy.sessionLifetime);
-        return live ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+        const ours = await sessions.findById(realmId, sid);
+        const usable = ours !== null && ours.isLive(clock.now(), policy.sessionLifetime) && ours.status !== 'flagged';
+        return usable ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
       }),
       0,
     );
