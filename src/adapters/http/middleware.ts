@@ -120,7 +120,12 @@ const parseJson = express.json({
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
   const queryField = nulField(req.query);
   if (queryField !== null) return send(res, DomainError.validation(queryField || 'query', 'must not contain NUL characters'));
-  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method) || !hasBody(req)) return next();
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method) || !hasBody(req)) {
+    // A body where no route reads one (a GET with a body): discarded as it comes, so that bytes
+    // left unread cannot cut the answer short when the connection closes.
+    if (hasBody(req)) req.resume();
+    return next();
+  }
   if (!req.is(['application/json', 'application/*+json'])) {
     // Drain nothing: answer at once, and close so the unread body is not parsed as the next request.
     res.setHeader('Connection', 'close');
