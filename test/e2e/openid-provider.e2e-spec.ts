@@ -3,34 +3,14 @@ import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { HousekeepingUseCase } from '../../src/application/housekeeping/housekeeping.use-case';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
-import { clientSecretHash, InMemoryOpClients } from '../fakes/in-memory-op-clients';
+import { aClient, clientSecretHash, InMemoryOpClients, TEST_REDIRECT } from '../fakes/in-memory-op-clients';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { code, userWithTotp } from '../support/mfa';
 import { authorizationRequest, Browser, listening, Page } from '../support/op-browser';
 import { createTestApp, TestApp } from '../support/test-app';
 
-const REDIRECT = 'https://app.example.test/callback';
+const REDIRECT = TEST_REDIRECT;
 const API = 'https://api.example.test/orders';
-
-function aClient(overrides: Partial<OpClient> = {}): OpClient {
-  return {
-    clientId: `client-${randomBytes(8).toString('hex')}`,
-    name: 'Test App',
-    clientSecretHash: null,
-    redirectUris: [REDIRECT],
-    postLogoutRedirectUris: [],
-    grantTypes: ['authorization_code', 'refresh_token'],
-    tokenEndpointAuthMethod: 'none',
-    jwksUri: null,
-    scopes: ['openid', 'profile', 'email', 'offline_access', 'roles'],
-    idTokenSignedResponseAlg: 'RS256',
-    backchannelLogoutUri: null,
-    firstParty: false,
-    accessTokenTtlSeconds: null,
-    resources: [],
-    ...overrides,
-  };
-}
 
 describe('Every realm an OpenID provider', () => {
   let t: TestApp;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
 
 /** The stored form of a client secret (OpClient.clientSecretHash). */
@@ -25,4 +25,28 @@ export class InMemoryOpClients extends OpClients {
   remove(realmId: string, clientId: string): void {
     this.clients.delete(`${realmId}\n${clientId}`);
   }
+}
+
+/** Where test clients send browsers back to. */
+export const TEST_REDIRECT = 'https://app.example.test/callback';
+
+/** A public third-party client with a fresh id, the usual scopes and `TEST_REDIRECT`; `overrides` change it. */
+export function aClient(overrides: Partial<OpClient> = {}): OpClient {
+  return {
+    clientId: `client-${randomBytes(8).toString('hex')}`,
+    name: 'Test App',
+    clientSecretHash: null,
+    redirectUris: [TEST_REDIRECT],
+    postLogoutRedirectUris: [],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    tokenEndpointAuthMethod: 'none',
+    jwksUri: null,
+    scopes: ['openid', 'profile', 'email', 'offline_access', 'roles'],
+    idTokenSignedResponseAlg: 'RS256',
+    backchannelLogoutUri: null,
+    firstParty: false,
+    accessTokenTtlSeconds: null,
+    resources: [],
+    ...overrides,
+  };
 }

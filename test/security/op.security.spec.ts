@@ -1,37 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
-import { InMemoryOpClients } from '../fakes/in-memory-op-clients';
+import { aClient, InMemoryOpClients, TEST_REDIRECT } from '../fakes/in-memory-op-clients';
 import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { authorizationRequest, Browser, listening, Page } from '../support/op-browser';
 import { createTestApp, TestApp } from '../support/test-app';
 
-const REDIRECT = 'https://app.example.test/callback';
+const REDIRECT = TEST_REDIRECT;
 const LOOPBACK = 'http://127.0.0.1:8123/callback';
 const API = 'https://api.example.test/orders';
 const OTHER_API = 'https://api.example.test/billing';
-
-function aClient(overrides: Partial<OpClient> = {}): OpClient {
-  return {
-    clientId: `client-${randomBytes(8).toString('hex')}`,
-    name: 'Test App',
-    clientSecretHash: null,
-    redirectUris: [REDIRECT],
-    postLogoutRedirectUris: [],
-    grantTypes: ['authorization_code', 'refresh_token'],
-    tokenEndpointAuthMethod: 'none',
-    jwksUri: null,
-    scopes: ['openid', 'profile', 'email', 'offline_access', 'roles'],
-    idTokenSignedResponseAlg: 'RS256',
-    backchannelLogoutUri: null,
-    firstParty: false,
-    accessTokenTtlSeconds: null,
-    resources: [],
-    ...overrides,
-  };
-}
 
 describe('OP — the realm as an OpenID provider (SECURITY.md)', () => {
   let t: TestApp;

@@ -74,20 +74,7 @@ export interface ClientRegistration {
 }
 
 /** A change by PATCH: any field but `clientId` and `type`; null clears the nullable ones. */
-export interface ClientChange {
-  name?: string;
-  redirectUris?: string[];
-  postLogoutRedirectUris?: string[];
-  grantTypes?: string[];
-  scopes?: string[];
-  resources?: string[];
-  firstParty?: boolean;
-  backchannelLogoutUri?: string | null;
-  tokenEndpointAuthMethod?: string;
-  jwksUri?: string | null;
-  accessTokenTtlSeconds?: number | null;
-  idTokenSignedResponseAlg?: string;
-}
+export type ClientChange = Partial<Omit<ClientRegistration, 'clientId' | 'realmId' | 'type' | 'registeredBy' | 'createdAt'>>;
 
 /** What PATCH may change: everything but `clientId`, `type` and what the service keeps. */
 const CHANGEABLE: readonly (keyof ClientChange)[] = [
