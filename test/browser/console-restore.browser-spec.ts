@@ -111,6 +111,8 @@ describe('the account console across page loads: no false sign-out', () => {
       const second = await page.context().newPage();
       await second.goto(`${origin}/account/#sessions`);
       await heading(second, 'Where you are signed in').waitFor();
+      // The list comes after the heading: wait for it before counting.
+      await second.locator('.session').first().waitFor();
       expect(await second.locator('.session').count()).toBe(1);
       expect(refreshes() - before).toBe(0);
       await second.close();
