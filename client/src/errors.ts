@@ -33,7 +33,9 @@ export type ApiErrorCode =
   | 'ACCOUNT_LOCKED'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  | 'HOOK_DENIED'
+  | 'HOOK_FAILED';
 
 /**
  * Failures found on the client's side, with `status` 0:

@@ -33,7 +33,9 @@ export type DomainErrorCode =
   | 'ACCOUNT_LOCKED'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  | 'HOOK_DENIED'
+  | 'HOOK_FAILED';
 
 export interface FieldError {
   field: string;

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { NoSignInHooks, SignInHooks } from '../application/ports/sign-in-hooks';
 import { AuthenticateUseCase } from '../application/auth/authenticate.use-case';
 import { DeviceObserver } from '../application/sign-in/device-observation';
 import { GetMeUseCase } from '../application/auth/get-me.use-case';
@@ -26,16 +25,17 @@ import { geoIpFor } from '../adapters/geoip/maxmind-geo-ip';
 import { AuthController } from '../adapters/http/controllers/auth.controller';
 import { JwksController } from '../adapters/http/controllers/jwks.controller';
 import { AppConfig } from '../config/app-config';
+import { HooksModule } from './hooks.module';
 
 /**
  * Signing in: registration, login, refresh, logout, the caller's profile, the access-token check and
  * the device rules that guard a session (fingerprint, place). The second factor is MfaModule's.
  */
 @Module({
+  // A realm's own decisions and claims at sign-up and sign-in (SignInHooks).
+  imports: [HooksModule],
   controllers: [AuthController, JwksController],
   providers: [
-    // A realm's own decisions and claims at sign-in; none until hooks are bound.
-    { provide: SignInHooks, useClass: NoSignInHooks },
     { provide: DeviceDetector, useClass: UaParserDeviceDetector },
     { provide: GeoIp, inject: [AppConfig], useFactory: geoIpFor },
     { provide: SessionGuardian, useClass: FingerprintSessionGuardian },
@@ -58,7 +58,7 @@ import { AppConfig } from '../config/app-config';
     AuthenticateUseCase,
   ],
   exports: [
-    SignInHooks,
+    HooksModule,
     DeviceObserver,
     SessionIssuer,
     MfaChallenges,

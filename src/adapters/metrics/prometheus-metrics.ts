@@ -113,6 +113,28 @@ export class PrometheusMetrics {
     registers: [this.registry],
   });
 
+  private readonly hookCalls = new Counter({
+    name: 'identity_hook_calls_total',
+    help: 'Calls of the realms’ hooks, by hook and outcome: allow, deny, claims, failed',
+    labelNames: ['hook', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly hookFailures = new Counter({
+    name: 'identity_hook_failures_total',
+    help: 'Failed calls of the realms’ hooks, by hook and reason (timeout, unreachable, status, redirect, invalid_answer …)',
+    labelNames: ['hook', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly hookDuration = new Histogram({
+    name: 'identity_hook_call_duration_seconds',
+    help: 'Duration of calls of the realms’ hooks, by hook',
+    labelNames: ['hook'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+    registers: [this.registry],
+  });
+
   constructor(private readonly dataSource: DataSource) {
     // The event-loop lag is sampled by a timer that wakes the loop at this interval, even while it
     // idles: every 10 ms (the library's default) costs about 1 % of a CPU and preempts whatever else
@@ -224,6 +246,13 @@ export class PrometheusMetrics {
   /** The outcome of one webhook delivery attempt. */
   observeWebhookDelivery(outcome: 'delivered' | 'retrying' | 'failed'): void {
     this.webhookDeliveries.inc({ outcome });
+  }
+
+  /** One call of a realm's hook: its outcome, its duration and, for a failure, why. */
+  observeHookCall(hook: string, outcome: 'allow' | 'deny' | 'claims' | 'failed', seconds: number, reason?: string): void {
+    this.hookCalls.inc({ hook, outcome });
+    this.hookDuration.observe({ hook }, seconds);
+    if (outcome === 'failed') this.hookFailures.inc({ hook, reason: reason ?? 'unknown' });
   }
 
   contentType(): string {

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
-import { clipName, User } from '../../domain/user/user';
+import { clipName, splitName, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
+import { SignInHooks } from '../ports/sign-in-hooks';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { AccountTakeover } from '../account/account-takeover';
@@ -43,6 +44,7 @@ export class EmailCodeSignInUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly hooks: SignInHooks,
   ) {}
 
   /**
@@ -69,6 +71,13 @@ export class EmailCodeSignInUseCase {
     const token =
       'code' in input.proof ? await this.checkCode(realm, input.proof, now, refuse) : await this.checkLink(realm, input.proof, now, refuse);
     const email = token.email!;
+    // An address without an account gets one: the realm's decision first, before anything is
+    // written or spent (refused, the code stays as it was).
+    if (realm.policy.registrationOpen && !(await this.users.findByEmail(realm.id, email))) {
+      const { firstName, lastName } = splitName(newAccountName(email));
+      const admitted = this.hooks.beforeRegistration({ realm, email, firstName, lastName, method: 'email-code', ip: client.ip });
+      if (admitted) await admitted;
+    }
     const user = await this.tx
       .run(async () => {
         // Code and link are one credential: whichever signs in spends both, once.
@@ -164,7 +173,7 @@ export class EmailCodeSignInUseCase {
       id: crypto.randomUUID(),
       realmId: realm.id,
       email,
-      name: clipName(Email.parse(email).localPart),
+      name: newAccountName(email),
       passwordHash: null,
       emailVerified: true,
       now,
@@ -180,4 +189,9 @@ export class EmailCodeSignInUseCase {
     });
     return user;
   }
+}
+
+/** The name an account made by an email code starts with: the address's local part. */
+function newAccountName(email: string): string {
+  return clipName(Email.parse(email).localPart);
 }

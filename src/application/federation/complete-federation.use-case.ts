@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors';
 import { decideAccount, decideLink, FederationRefusal } from '../../domain/federation/account-linking';
 import { IdentityProvider } from '../../domain/federation/identity-provider';
 import { Realm } from '../../domain/realm/realm';
-import { User } from '../../domain/user/user';
+import { splitName, User } from '../../domain/user/user';
 import { AccountEmails } from '../account/account-emails';
 import { AccountTakeover } from '../account/account-takeover';
 import { AuditLog } from '../ports/audit-log';
@@ -15,6 +15,7 @@ import { IdentityProviderRepository } from '../ports/identity-provider.repositor
 import { IdentityInUseError, LinkedIdentityRepository } from '../ports/linked-identity.repository';
 import { SecretCipher } from '../ports/secret-cipher';
 import { SecureTokens } from '../ports/secure-tokens';
+import { SignInHooks } from '../ports/sign-in-hooks';
 import { Transaction } from '../ports/transaction';
 import { UserRepository } from '../ports/user.repository';
 import { RealmDirectory } from '../realm/realm-directory';
@@ -40,7 +41,7 @@ export interface FederationCallbackInput {
   ip: string | null;
 }
 
-type Refusal = FederationRefusal | 'access_denied' | 'provider_error' | 'realm_disabled';
+type Refusal = FederationRefusal | 'access_denied' | 'provider_error' | 'realm_disabled' | 'hook_denied' | 'hook_failed';
 
 const DESCRIPTIONS: Record<Refusal, string> = {
   access_denied: 'The sign-in was cancelled at the identity provider',
@@ -50,6 +51,8 @@ const DESCRIPTIONS: Record<Refusal, string> = {
   registration_disabled: 'Registration is closed in this realm',
   identity_in_use: 'This account at the provider is linked to another user',
   realm_disabled: 'This realm is disabled',
+  hook_denied: 'The sign-in was refused',
+  hook_failed: 'The sign-in could not be decided; try again',
 };
 
 @Injectable()
@@ -70,6 +73,7 @@ export class CompleteFederationUseCase {
     private readonly tx: Transaction,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly hooks: SignInHooks,
   ) {}
 
   /**
@@ -87,7 +91,7 @@ export class CompleteFederationUseCase {
       throw new DomainError('INVALID_VERIFICATION_TOKEN', 'The sign-in state is invalid or has expired; start again');
     }
     const flow = token.payload as unknown as FlowState;
-    const refuse = async (reason: Refusal, userId: string | null = null, details: Record<string, unknown> = {}) => {
+    const refuse = async (reason: Refusal, userId: string | null = null, details: Record<string, unknown> = {}, description?: string) => {
       await this.audit.record({
         type: 'login.failed',
         realmId: realm.id,
@@ -96,7 +100,7 @@ export class CompleteFederationUseCase {
         at: now,
         details: { method: 'federated', provider: provider.alias, reason, ...details },
       });
-      return { redirect: withParams(flow.returnTo, { error: reason, error_description: DESCRIPTIONS[reason] }) };
+      return { redirect: withParams(flow.returnTo, { error: reason, error_description: description ?? DESCRIPTIONS[reason] }) };
     };
     if (!realm.enabled) return refuse('realm_disabled');
     if (input.error)
@@ -127,18 +131,27 @@ export class CompleteFederationUseCase {
       if (flow.linkUserId) return await this.link(provider, claims, flow, now, refuse);
       const userId = await this.resolve(realm, provider, claims, input.ip, now);
       if (typeof userId !== 'string') return refuse(userId.refused, userId.userId ?? null);
+      // The realm's decision before a session exists, here, so that a refusal reaches the app as this redirect's error.
+      const user = await this.users.findById(realm.id, userId);
+      const decision =
+        user && this.hooks.beforeSignIn({ realm, user, method: 'federated', amr: ['fed'], ip: input.ip ?? '', provider: provider.alias });
+      if (decision) await decision;
       const payload: LoginCodePayload = {
         userId,
         codeChallenge: flow.codeChallenge,
         client: flow.client,
         provider: provider.alias,
         subject: claims.subject,
+        ...(decision ? { hookAllowed: true } : {}),
       };
       const code = await this.issueCode('login_code', provider, payload, LOGIN_CODE_TTL_SECONDS, now);
       return { redirect: withParams(flow.returnTo, { code }) };
     } catch (error) {
       // Another sign-in linked the same account at the same moment.
       if (error instanceof IdentityInUseError) return refuse('identity_in_use');
+      if (error instanceof DomainError && (error.code === 'HOOK_DENIED' || error.code === 'HOOK_FAILED')) {
+        return refuse(error.code === 'HOOK_DENIED' ? 'hook_denied' : 'hook_failed', null, {}, error.message);
+      }
       throw error;
     }
   }
@@ -188,13 +201,26 @@ export class CompleteFederationUseCase {
         });
         return claimed ? decision.userId : { refused: 'email_already_registered', userId: decision.userId };
       }
-      case 'register':
+      case 'register': {
+        const name = (claims.name ?? [claims.givenName, claims.familyName].filter(Boolean).join(' ')) || claims.email!.split('@')[0];
+        const split = splitName(name);
+        // The realm's decision before anything is written: refused, no account, no email.
+        const admitted = this.hooks.beforeRegistration({
+          realm,
+          email: claims.email!,
+          firstName: claims.givenName ?? split.firstName,
+          lastName: claims.familyName ?? split.lastName,
+          method: 'federated',
+          provider: provider.alias,
+          ip: ip ?? '',
+        });
+        if (admitted) await admitted;
         return this.tx.run(async () => {
           const user = User.register({
             id: crypto.randomUUID(),
             realmId: realm.id,
             email: claims.email!,
-            name: (claims.name ?? [claims.givenName, claims.familyName].filter(Boolean).join(' ')) || claims.email!.split('@')[0],
+            name,
             passwordHash: null,
             emailVerified: decision.emailVerified,
             now,
@@ -213,6 +239,7 @@ export class CompleteFederationUseCase {
           await this.links.link(realm, provider, claims, user, { ip, now }, {});
           return user.id;
         });
+      }
       case 'refuse':
         return { refused: decision.reason, ...(existing ? { userId: existing.id } : {}) };
     }

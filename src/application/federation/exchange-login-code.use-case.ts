@@ -64,6 +64,7 @@ export class ExchangeLoginCodeUseCase {
           method: 'federated',
           multiFactor: false,
           details: { provider: payload.provider },
+          hookAllowed: payload.hookAllowed === true,
           dpopJkt,
           // Decided again on the user's locked row, in the sign-in's transaction: a takeover or an
           // unlink removes the identity (and ends every session) under the same lock, so a code

@@ -28,6 +28,8 @@ export interface LoginCodePayload {
   provider: string;
   /** The identity's `sub`: the code signs in only while (provider, subject) is still linked to `userId`. */
   subject: string;
+  /** The realm's `before-sign-in` hook allowed this sign-in at the callback: the exchange does not ask again. */
+  hookAllowed?: boolean;
 }
 
 /** What a link code holds, from callback to `POST /federation/link`. */

@@ -44,6 +44,8 @@ export interface ProvenFirstFactor {
   provenDetails?: Record<string, unknown>;
   /** The password hash a password was checked against: the sign-in is stored only while it is still the account's. */
   provenPasswordHash?: string;
+  /** The realm's `before-sign-in` hook allowed this sign-in already (an identity provider's callback): not asked again. */
+  hookAllowed?: boolean;
 }
 
 export type SignInOutcome =
@@ -101,7 +103,15 @@ export class SignInContinuation {
     const observation = input.observation ?? this.devices.observe(client);
     await this.assertMaySignIn(input, user, now);
     // The realm's own decision, once per sign-in, before a second step or a session exists.
-    const decision = this.hooks.beforeSignIn({ realm, user, method: input.method, amr: input.amr, ip: client.ip });
+    const decision = !input.hookAllowed && this.hooks.beforeSignIn({
+      realm,
+      user,
+      method: input.method,
+      amr: input.amr,
+      ip: client.ip,
+      userAgent: client.userAgent ?? null,
+      ...(typeof input.details?.provider === 'string' ? { provider: input.details.provider } : {}),
+    });
     if (decision) await decision;
     const commitFactor = async () => {
       if (input.commit && !(await input.commit())) {

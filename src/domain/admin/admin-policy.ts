@@ -73,6 +73,10 @@ export const ADMIN_ACTIONS = {
   'resource.update': { guardsMaster: true },
   'resource.delete': { guardsMaster: true },
   'initial-access-tokens.create': { guardsMaster: true },
+  'hooks.list': { guardsMaster: true },
+  'hook.put': { guardsMaster: true },
+  'hook.delete': { guardsMaster: true },
+  'hook.rotate-secret': { guardsMaster: true },
 } as const satisfies Record<string, AdminActionRule>;
 
 export type AdminActionName = keyof typeof ADMIN_ACTIONS;

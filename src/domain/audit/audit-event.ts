@@ -45,7 +45,12 @@ export type AuditEventType =
   | 'client.secret_rotated'
   | 'resource.created'
   | 'resource.updated'
-  | 'resource.deleted';
+  | 'resource.deleted'
+  | 'hook.updated'
+  | 'hook.deleted'
+  | 'hook.secret_rotated'
+  | 'hook.denied'
+  | 'hook.failed';
 
 // A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
 const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
@@ -95,6 +100,11 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'resource.created': true,
   'resource.updated': true,
   'resource.deleted': true,
+  'hook.updated': true,
+  'hook.deleted': true,
+  'hook.secret_rotated': true,
+  'hook.denied': true,
+  'hook.failed': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 

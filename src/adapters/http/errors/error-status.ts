@@ -36,4 +36,6 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  HOOK_DENIED: 403,
+  HOOK_FAILED: 503,
 } as const satisfies Record<DomainErrorCode, number>;

@@ -56,6 +56,8 @@ const EXAMPLE_MESSAGE: Record<DomainErrorCode, string> = {
   RATE_LIMITED: 'Too many requests; retry later',
   INTERNAL_ERROR: 'An unexpected error occurred',
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable',
+  HOOK_DENIED: 'Sign-ups from this domain need an invitation',
+  HOOK_FAILED: 'The realm’s hook did not answer; try again',
 };
 
 function example(code: DomainErrorCode): object {
