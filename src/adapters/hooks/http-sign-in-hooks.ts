@@ -76,49 +76,64 @@ export class HttpSignInHooks extends SignInHooks implements OnModuleDestroy {
 
   beforeRegistration(attempt: RegistrationAttempt): Promise<void> | null {
     const { realm } = attempt;
-    return this.with(realm.id, 'before-registration', async (hook) => {
-      const data = {
-        email: attempt.email,
-        firstName: attempt.firstName,
-        lastName: attempt.lastName,
-        method: attempt.method,
-        ...(attempt.provider ? { provider: attempt.provider } : {}),
-        ...(attempt.clientId ? { clientId: attempt.clientId } : {}),
-        ip: attempt.ip,
-      };
-      await this.decide(hook, data, { ip: attempt.ip, details: { method: attempt.method, email: attempt.email } });
-    }, undefined);
+    return this.with(
+      realm.id,
+      'before-registration',
+      async (hook) => {
+        const data = {
+          email: attempt.email,
+          firstName: attempt.firstName,
+          lastName: attempt.lastName,
+          method: attempt.method,
+          ...(attempt.provider ? { provider: attempt.provider } : {}),
+          ...(attempt.clientId ? { clientId: attempt.clientId } : {}),
+          ip: attempt.ip,
+        };
+        await this.decide(hook, data, { ip: attempt.ip, details: { method: attempt.method, email: attempt.email } });
+      },
+      undefined,
+    );
   }
 
   beforeSignIn(attempt: SignInAttempt): Promise<void> | null {
     const { realm, user } = attempt;
-    return this.with(realm.id, 'before-sign-in', async (hook) => {
-      const data = {
-        user: this.userView(user),
-        method: attempt.method,
-        ...(attempt.provider ? { provider: attempt.provider } : {}),
-        ...(attempt.clientId ? { clientId: attempt.clientId } : {}),
-        ip: attempt.ip,
-        userAgent: attempt.userAgent ?? null,
-      };
-      await this.decide(hook, data, { ip: attempt.ip, userId: user.id, details: { method: attempt.method } });
-    }, undefined);
+    return this.with(
+      realm.id,
+      'before-sign-in',
+      async (hook) => {
+        const data = {
+          user: this.userView(user),
+          method: attempt.method,
+          ...(attempt.provider ? { provider: attempt.provider } : {}),
+          ...(attempt.clientId ? { clientId: attempt.clientId } : {}),
+          ip: attempt.ip,
+          userAgent: attempt.userAgent ?? null,
+        };
+        await this.decide(hook, data, { ip: attempt.ip, userId: user.id, details: { method: attempt.method } });
+      },
+      undefined,
+    );
   }
 
   tokenClaims(request: TokenRequest): Promise<Record<string, unknown> | null> | null {
     const { realm, user } = request;
-    return this.with(realm.id, 'token-claims', async (hook) => {
-      const data = {
-        user: this.userView(user),
-        sessionId: request.sessionId,
-        ...(request.clientId ? { clientId: request.clientId } : {}),
-        ...(request.scope !== undefined ? { scope: request.scope } : {}),
-        amr: [...request.amr],
-        ...(request.organization ? { organization: request.organization } : {}),
-      };
-      const answer = await this.call(hook, data, { userId: user.id, sessionId: request.sessionId });
-      return answer && 'claims' in answer ? answer.claims : null;
-    }, null);
+    return this.with(
+      realm.id,
+      'token-claims',
+      async (hook) => {
+        const data = {
+          user: this.userView(user),
+          sessionId: request.sessionId,
+          ...(request.clientId ? { clientId: request.clientId } : {}),
+          ...(request.scope !== undefined ? { scope: request.scope } : {}),
+          amr: [...request.amr],
+          ...(request.organization ? { organization: request.organization } : {}),
+        };
+        const answer = await this.call(hook, data, { userId: user.id, sessionId: request.sessionId });
+        return answer && 'claims' in answer ? answer.claims : null;
+      },
+      null,
+    );
   }
 
   /** Resolves once no audit event of a refusal or failure is still being written. */
@@ -270,7 +285,8 @@ function decisionAnswer(value: unknown): Answer {
   if (!isObject(value)) throw new HookCallFailure('invalid_answer', 'not a JSON object');
   if (value.decision === 'allow') return { decision: 'allow' };
   if (value.decision !== 'deny') throw new HookCallFailure('invalid_answer', 'decision is neither "allow" nor "deny"');
-  if (value.message !== undefined && typeof value.message !== 'string') throw new HookCallFailure('invalid_answer', 'message is not a string');
+  if (value.message !== undefined && typeof value.message !== 'string')
+    throw new HookCallFailure('invalid_answer', 'message is not a string');
   const cleaned = [...(value.message ?? '').replace(/\p{Cc}/gu, ' ').trim()].slice(0, HOOK_MESSAGE_MAX).join('');
   return { decision: 'deny', message: cleaned || DENIED_MESSAGE };
 }

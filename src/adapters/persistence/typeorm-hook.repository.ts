@@ -65,7 +65,9 @@ export class TypeOrmHookRepository implements HookRepository {
   }
 
   async delete(realmId: string, name: HookName): Promise<boolean> {
-    const rows = unwrapRows(await this.tx.manager.query(`DELETE FROM hooks WHERE realm_id = $1 AND name = $2 RETURNING name`, [realmId, name]));
+    const rows = unwrapRows(
+      await this.tx.manager.query(`DELETE FROM hooks WHERE realm_id = $1 AND name = $2 RETURNING name`, [realmId, name]),
+    );
     const deleted = rows.length > 0;
     if (deleted) this.tx.afterCommit(() => this.forget(realmId));
     return deleted;
@@ -96,7 +98,9 @@ export class TypeOrmHookRepository implements HookRepository {
 
   /** Shared data, no part of the caller's unit of work: read beside a batch, never inside it. */
   private async readActive(realmId: string): Promise<ActiveHooks> {
-    const rows: HookRow[] = await this.tx.sharedReadManager.query(`SELECT ${COLUMNS} FROM hooks WHERE realm_id = $1 AND enabled`, [realmId]);
+    const rows: HookRow[] = await this.tx.sharedReadManager.query(`SELECT ${COLUMNS} FROM hooks WHERE realm_id = $1 AND enabled`, [
+      realmId,
+    ]);
     if (rows.length === 0) return NONE;
     const hooks = await Promise.all(rows.map((row) => this.toHook(row)));
     return new Map(hooks.map((hook) => [hook.name, hook]));
