@@ -30,6 +30,7 @@ export class HookServer {
   secret = '';
   reply: (call: HookCall) => HookReply = () => ({ body: { decision: 'allow' } });
   private server: http.Server | null = null;
+  private readonly timers = new Set<NodeJS.Timeout>();
   private port = 0;
 
   static async start(): Promise<HookServer> {
@@ -69,8 +70,13 @@ export class HookServer {
             res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
           }
         };
-        if (reply.delayMs) setTimeout(send, reply.delayMs);
-        else send();
+        if (reply.delayMs) {
+          const timer = setTimeout(() => {
+            hook.timers.delete(timer);
+            send();
+          }, reply.delayMs);
+          hook.timers.add(timer);
+        } else send();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -90,6 +96,8 @@ export class HookServer {
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
