@@ -48,7 +48,7 @@ export class AuthController {
   @RateLimit('register')
   @ApiOperation({ summary: 'Register; a verification email is queued' })
   @ApiCreatedResponse({ type: RegisterResponse })
-  @ApiErrors('EMAIL_ALREADY_REGISTERED', 'REGISTRATION_DISABLED')
+  @ApiErrors('EMAIL_ALREADY_REGISTERED', 'REGISTRATION_DISABLED', 'HOOK_DENIED', 'HOOK_FAILED')
   @Post('register')
   @HttpCode(201)
   async register(@Body() body: RegisterDto, @CurrentRealm() realm: Realm, @Req() req: AppRequest) {
@@ -68,7 +68,15 @@ export class AuthController {
     examples: LOGIN_EXAMPLES,
     headers: SET_REFRESH_COOKIE,
   })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'EMAIL_NOT_VERIFIED', 'INVALID_DPOP_PROOF')
+  @ApiErrors(
+    'INVALID_CREDENTIALS',
+    'ACCOUNT_SUSPENDED',
+    'ACCOUNT_LOCKED',
+    'EMAIL_NOT_VERIFIED',
+    'INVALID_DPOP_PROOF',
+    'HOOK_DENIED',
+    'HOOK_FAILED',
+  )
   @AcceptsDpopProof('binds')
   @IssuesRefreshCookie()
   @Post('login')
@@ -88,7 +96,7 @@ export class AuthController {
   @RateLimit('refresh')
   @ApiOperation({ summary: 'Rotate the refresh token: a new pair; the old token stops working' })
   @ApiOkResponse({ type: TokensResponse, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED', 'FORBIDDEN', 'INVALID_DPOP_PROOF')
+  @ApiErrors('INVALID_TOKEN', 'MFA_REQUIRED', 'REAUTHENTICATION_REQUIRED', 'FORBIDDEN', 'INVALID_DPOP_PROOF', 'HOOK_FAILED')
   @AcceptsDpopProof('bound')
   @ReadsRefreshCookie()
   @Post('refresh')

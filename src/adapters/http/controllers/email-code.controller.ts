@@ -42,7 +42,7 @@ export class EmailCodeController {
   @RateLimit('signInVerify')
   @ApiOperation({ summary: 'Sign in with {email, code} or {token, codeVerifier}; answers as POST /login, amr ["email"]' })
   @ApiOkResponse({ type: LoginResponse, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'INVALID_DPOP_PROOF')
+  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'INVALID_DPOP_PROOF', 'HOOK_DENIED', 'HOOK_FAILED')
   @AcceptsDpopProof('binds')
   @IssuesRefreshCookie()
   @Post('verify')

@@ -109,7 +109,15 @@ export class FederationController {
   @RateLimit('signInVerify')
   @ApiOperation({ summary: 'Redeem a login code with its code verifier: answered as POST /login' })
   @ApiOkResponse({ type: LoginResponse, examples: LOGIN_EXAMPLES, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_TOKEN', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'EMAIL_NOT_VERIFIED', 'INVALID_DPOP_PROOF')
+  @ApiErrors(
+    'INVALID_TOKEN',
+    'ACCOUNT_SUSPENDED',
+    'ACCOUNT_LOCKED',
+    'EMAIL_NOT_VERIFIED',
+    'INVALID_DPOP_PROOF',
+    'HOOK_DENIED',
+    'HOOK_FAILED',
+  )
   @AcceptsDpopProof('binds')
   @IssuesRefreshCookie()
   @Post('federation/exchange')

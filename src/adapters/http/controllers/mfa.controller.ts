@@ -66,7 +66,7 @@ export class MfaController {
   @RateLimit('mfaVerify')
   @ApiOperation({ summary: 'Complete a login, or re-verify a flagged session, with a second factor' })
   @ApiOkResponse({ type: AuthenticatedResponse, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_DPOP_PROOF')
+  @ApiErrors('INVALID_MFA_CODE', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_DPOP_PROOF', 'HOOK_FAILED')
   @IssuesRefreshCookie()
   @AcceptsDpopProof('binds')
   @Post('verify')

@@ -35,7 +35,15 @@ export class PasskeysController {
   @RateLimit('signInVerify')
   @ApiOperation({ summary: 'Sign in with the passkey’s answer to a challenge; amr ["hwk","mfa"], never a second step' })
   @ApiOkResponse({ type: LoginResponse, headers: SET_REFRESH_COOKIE })
-  @ApiErrors('INVALID_CREDENTIALS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_LOCKED', 'EMAIL_NOT_VERIFIED', 'INVALID_DPOP_PROOF')
+  @ApiErrors(
+    'INVALID_CREDENTIALS',
+    'ACCOUNT_SUSPENDED',
+    'ACCOUNT_LOCKED',
+    'EMAIL_NOT_VERIFIED',
+    'INVALID_DPOP_PROOF',
+    'HOOK_DENIED',
+    'HOOK_FAILED',
+  )
   @AcceptsDpopProof('binds')
   @IssuesRefreshCookie()
   @Post('verify')
