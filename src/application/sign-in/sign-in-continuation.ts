@@ -103,15 +103,17 @@ export class SignInContinuation {
     const observation = input.observation ?? this.devices.observe(client);
     await this.assertMaySignIn(input, user, now);
     // The realm's own decision, once per sign-in, before a second step or a session exists.
-    const decision = !input.hookAllowed && this.hooks.beforeSignIn({
-      realm,
-      user,
-      method: input.method,
-      amr: input.amr,
-      ip: client.ip,
-      userAgent: client.userAgent ?? null,
-      ...(typeof input.details?.provider === 'string' ? { provider: input.details.provider } : {}),
-    });
+    const decision =
+      !input.hookAllowed &&
+      this.hooks.beforeSignIn({
+        realm,
+        user,
+        method: input.method,
+        amr: input.amr,
+        ip: client.ip,
+        userAgent: client.userAgent ?? null,
+        ...(typeof input.details?.provider === 'string' ? { provider: input.details.provider } : {}),
+      });
     if (decision) await decision;
     const commitFactor = async () => {
       if (input.commit && !(await input.commit())) {
