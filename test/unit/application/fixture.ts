@@ -32,6 +32,7 @@ import { Transaction } from '../../../src/application/ports/transaction';
 import { UserRepository } from '../../../src/application/ports/user.repository';
 import { WebAuthnRelyingParty } from '../../../src/application/ports/webauthn-relying-party';
 import { WebhookRepository } from '../../../src/application/ports/webhook.repository';
+import { HookRepository } from '../../../src/application/ports/hook.repository';
 import { WebhookTargetPolicy } from '../../../src/application/ports/webhook-target-policy';
 import { realmDefaultsFrom } from '../../../src/application/realm/realm-defaults';
 import { AppConfig } from '../../../src/config/app-config';
@@ -51,6 +52,7 @@ import { InMemoryRoleRepository } from '../../fakes/in-memory-role.repository';
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
 import { InMemoryWebhookRepository } from '../../fakes/in-memory-webhook.repository';
+import { InMemoryHookRepository } from '../../fakes/in-memory-hook.repository';
 import { ScriptedIdentityProviderClient } from '../../fakes/scripted-identity-provider-client';
 import { ScriptedResolver } from '../../fakes/scripted-resolver';
 import { ScriptedWebAuthnRelyingParty } from '../../fakes/scripted-webauthn-relying-party';
@@ -112,6 +114,7 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     providers: new InMemoryIdentityProviderRepository([], identities),
     federationTokens: new InMemoryFederationTokenRepository(),
     webhooks: new InMemoryWebhookRepository(),
+    hookConfigs: new InMemoryHookRepository(),
     roles: new InMemoryRoleRepository(users),
     realms: new InMemoryRealmRepository([realm, master], realmDefaultsFrom(config)),
     audit: new InMemoryAuditLog(),
@@ -149,6 +152,7 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     [IdentityProviderRepository, fakes.providers],
     [FederationTokenRepository, fakes.federationTokens],
     [WebhookRepository, fakes.webhooks],
+    [HookRepository, fakes.hookConfigs],
     [RoleRepository, fakes.roles],
     [RealmRepository, fakes.realms],
     [AuditLog, fakes.audit],
