@@ -60,7 +60,10 @@ export type ClientErrorCode =
  *   sign in to that account and link the provider from there;
  * - `REGISTRATION_DISABLED`: no account has the address and the realm's registration is closed;
  * - `IDENTITY_IN_USE`: the provider's account is linked to another user;
- * - `REALM_DISABLED`: the realm is disabled.
+ * - `REALM_DISABLED`: the realm is disabled;
+ * - `HOOK_DENIED`: the realm's backend refused the sign-up or sign-in (the message is its own,
+ *   written for the user);
+ * - `HOOK_FAILED`: the realm's backend did not answer in time: try again in a moment.
  */
 export type FederationErrorCode =
   | 'ACCESS_DENIED'
@@ -69,7 +72,9 @@ export type FederationErrorCode =
   | 'EMAIL_ALREADY_REGISTERED'
   | 'REGISTRATION_DISABLED'
   | 'IDENTITY_IN_USE'
-  | 'REALM_DISABLED';
+  | 'REALM_DISABLED'
+  | 'HOOK_DENIED'
+  | 'HOOK_FAILED';
 
 /** The `error=` values of an identity provider's return, as their codes. */
 export const FEDERATION_ERROR_CODES: readonly FederationErrorCode[] = [
@@ -80,6 +85,8 @@ export const FEDERATION_ERROR_CODES: readonly FederationErrorCode[] = [
   'REGISTRATION_DISABLED',
   'IDENTITY_IN_USE',
   'REALM_DISABLED',
+  'HOOK_DENIED',
+  'HOOK_FAILED',
 ];
 
 export type ErrorCode = ApiErrorCode | ClientErrorCode | FederationErrorCode;

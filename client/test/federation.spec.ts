@@ -13,7 +13,10 @@ const RETURN_TO = 'https://app.example.test/auth/callback?from=app';
 
 // The callback's error values as the service names them; the type check fails when the two lists differ.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const everyRefusal: Same<Lowercase<FederationErrorCode>, FederationRefusal | 'access_denied' | 'provider_error' | 'realm_disabled'> = true;
+const everyRefusal: Same<
+  Lowercase<FederationErrorCode>,
+  FederationRefusal | 'access_denied' | 'provider_error' | 'realm_disabled' | 'hook_denied' | 'hook_failed'
+> = true;
 
 /** What a browser tab gives the client: its sessionStorage (one per tab), and where it was sent. */
 class Tab {
@@ -65,7 +68,7 @@ describe('sign-in with an identity provider through the client: the return page,
 
   it('knows every error value the service redirects with', () => {
     expect(everyRefusal).toBe(true);
-    expect(new Set(FEDERATION_ERROR_CODES).size).toBe(7);
+    expect(new Set(FEDERATION_ERROR_CODES).size).toBe(9);
   });
 
   it('an error value it does not know is a PROVIDER_ERROR; a URL without code, link_code or error is null', async () => {

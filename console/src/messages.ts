@@ -59,6 +59,11 @@ export function describeError(error: unknown): string {
       return 'Please verify your email address first: open the link in the email we sent you.';
     case 'REALM_DISABLED':
       return 'Sign-in is turned off for this realm.';
+    case 'HOOK_DENIED':
+      // The realm's own words, written for the user (at most 200 characters).
+      return error.message || 'The sign-in was refused.';
+    case 'HOOK_FAILED':
+      return 'This cannot be decided right now. Please try again in a moment.';
     case 'NOT_SIGNED_IN':
     case 'INVALID_TOKEN':
     case 'TOKEN_EXPIRED':
