@@ -48,6 +48,7 @@ const NOT_RUN: Record<string, number> = {
   'docs/administration.md': 2,
   'docs/dpop-and-cookies.md': 1,
   'docs/extending.md': 1,
+  'docs/hooks.md': 1,
   'docs/mfa.md': 1,
   'docs/operations.md': 4,
   'docs/performance.md': 1,

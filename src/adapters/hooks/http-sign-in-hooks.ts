@@ -15,7 +15,7 @@ import { webhookSignature } from '../webhooks/webhook-sender';
 /** Bytes of a hook's answer read; a longer answer is a failure. */
 const MAX_ANSWER_BYTES = 16 * 1024;
 
-const DENIED_MESSAGE = 'The sign-in was refused';
+const DENIED_MESSAGE = 'Refused by the realm’s rules';
 
 /** Why a call failed, as `hook.failed` and the metrics name it. */
 type FailureReason =
