@@ -332,6 +332,30 @@ describe('hooks', () => {
     });
   });
 
+  // Instances share a database only on PostgreSQL (PGlite lives inside one process).
+  const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+  onPostgres('a change made on one instance reaches another within 5 seconds', async () => {
+    const realm = await newRealm();
+    const user = await createUser(t, root, realm);
+    const other = await createTestApp({ env: ENV, database: t.database });
+    try {
+      // The other instance has read the realm's hooks (none) and keeps that copy for a while.
+      expect((await login(other, user.email, PASSWORD, {}, realm)).status).toBe(200);
+      await putHook(realm, 'before-sign-in');
+      server.reply = () => ({ body: { decision: 'deny', message: 'Changed elsewhere' } });
+      const changed = Date.now();
+      let status = 200;
+      while (status === 200 && Date.now() - changed < 6000) {
+        status = (await login(other, user.email, PASSWORD, {}, realm)).status;
+        if (status === 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(status).toBe(403);
+      expect(Date.now() - changed).toBeLessThan(5000);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('counts calls, failures and their duration per hook in /metrics', async () => {
     const realm = await newRealm();
     const user = await createUser(t, root, realm);
