@@ -5,9 +5,11 @@ import { DPOP_PROOF_ALGORITHMS } from '../../application/ports/dpop-proof-verifi
 import { Clock } from '../../application/ports/clock';
 import { OpClients, OpResource } from '../../application/ports/op-clients';
 import { SessionRepository } from '../../application/ports/session.repository';
+import { SignInHooks } from '../../application/ports/sign-in-hooks';
 import { UserRepository } from '../../application/ports/user.repository';
 import { RealmDirectory } from '../../application/realm/realm-directory';
 import { AppConfig } from '../../config/app-config';
+import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
 import { User } from '../../domain/user/user';
 import { TypeOrmServerSecrets } from '../persistence/typeorm-server-secrets';
@@ -16,6 +18,17 @@ import { OP_SCOPES, opAdapterFor } from './op-artifact-adapter';
 import { OpSigningKeys } from './op-signing-keys';
 import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule } from './oidc-provider-library';
 import { renderProviderError } from './op-pages';
+
+/** What `extraTokenClaims` reads of a token the library is about to issue. */
+interface OpAccessToken {
+  kind: string;
+  accountId?: string;
+  resourceServer?: unknown;
+  clientId?: string;
+  scope?: string;
+  /** The service session's id (`patchProvider` makes the provider's `sid` ours). */
+  sid?: string;
+}
 
 /** Realm ids as the service accepts them: a realm path segment that is not one is never looked up. */
 export const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -79,6 +92,7 @@ export class RealmProviders {
     private readonly keys: OpSigningKeys,
     private readonly secrets: TypeOrmServerSecrets,
     private readonly clock: Clock,
+    private readonly hooks: SignInHooks,
   ) {}
 
   /** The realm, or null when there is none by that id. */
@@ -133,7 +147,7 @@ export class RealmProviders {
     cookieKey: string,
   ): Record<string, unknown> {
     const realmId = realm.id;
-    const { users, sessions, clock } = this;
+    const { users, sessions, clock, hooks } = this;
     const policy = realm.policy;
     const { errors, interactionPolicy } = library;
     const { Check } = interactionPolicy;
@@ -276,13 +290,21 @@ export class RealmProviders {
         if (!user) return undefined;
         return { accountId: sub, claims: async (_use: string, scope: string) => claimsOf(user, scope) };
       },
-      extraTokenClaims: async (ctx: OidcContext, token: { kind: string; accountId?: string; resourceServer?: unknown }) => {
+      extraTokenClaims: async (ctx: OidcContext, token: OpAccessToken) => {
         if (token.kind === 'ClientCredentials') return { realm: realmId };
         if (token.kind !== 'AccessToken' || !token.resourceServer || !token.accountId) return undefined;
         const scopes = ctx.oidc.entities.Grant?.getOIDCScope().split(' ') ?? [];
-        if (!scopes.includes('roles')) return { realm: realmId };
         const user = await users.findById(realmId, token.accountId);
-        return { realm: realmId, roles: user?.roles ?? [] };
+        // The realm's token-claims hook; the token's own claims (and the library's) win over its.
+        const asked =
+          user && hooks.tokenClaims({ realm, user, sessionId: token.sid ?? '', amr: [], clientId: token.clientId, scope: token.scope });
+        const added = asked
+          ? await asked.catch((error: unknown) => {
+              if (error instanceof DomainError && error.code === 'HOOK_FAILED') throw new errors.TemporarilyUnavailable(error.message);
+              throw error;
+            })
+          : null;
+        return { ...added, realm: realmId, ...(scopes.includes('roles') ? { roles: user?.roles ?? [] } : {}) };
       },
       renderError: async (ctx: OidcContext, out: Record<string, string>) => {
         ctx.type = 'html';

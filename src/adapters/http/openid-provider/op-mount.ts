@@ -45,6 +45,11 @@ function signInMessage(error: DomainError): string {
       return 'Too many attempts. Try again later.';
     case 'INVALID_MFA_CODE':
       return 'That code is not valid.';
+    case 'HOOK_DENIED':
+      // The realm's own words, written for the user.
+      return error.message;
+    case 'HOOK_FAILED':
+      return 'Signing in is not possible right now. Try again in a moment.';
     case 'TOKEN_EXPIRED':
     case 'INVALID_TOKEN':
       return 'This sign-in has expired. Sign in again.';
@@ -175,7 +180,8 @@ export class OpenIdProviderMount {
         return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['pwd']);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        return show(error.code === 'RATE_LIMITED' ? 429 : 401, signInMessage(error), field('email'));
+        const status = error.code === 'RATE_LIMITED' ? 429 : error.code.startsWith('HOOK_') ? renderError(error).status : 401;
+        return show(status, signInMessage(error), field('email'));
       }
     }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
@@ -197,7 +203,7 @@ export class OpenIdProviderMount {
           details.pendingMfa = undefined;
           await details.save(details.exp - now);
         }
-        return show(401, signInMessage(error));
+        return show(error.code === 'HOOK_FAILED' ? 503 : 401, signInMessage(error));
       }
     }
     if (step === 'consent' && details.prompt.name === 'consent') {
