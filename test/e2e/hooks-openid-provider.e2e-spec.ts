@@ -98,7 +98,7 @@ describe('hooks at the OpenID provider', () => {
   it('its sign-in page asks before-sign-in and shows the refusal’s message', async () => {
     await hook('before-sign-in');
     server.reply = () => ({ body: { decision: 'deny', message: 'Your company’s plan has ended' } });
-    const { config } = await client();
+    const { config, registered } = await client();
     const person = await register(t, uniqueEmail('op-refused'));
     const browser = new Browser(origin);
     const request = await authorizationRequest(config, { redirect_uri: TEST_REDIRECT, scope: 'openid' });
@@ -108,5 +108,6 @@ describe('hooks at the OpenID provider', () => {
     expect(refused.headers.get('content-type')).toMatch(/text\/html/);
     expect(refused.html).toContain('Your company’s plan has ended');
     expect(refused.location).toBeFalsy();
+    expect(server.ofType('before-sign-in')[0].payload.data).toMatchObject({ method: 'password', clientId: registered.clientId });
   });
 });

@@ -20,6 +20,8 @@ export interface LoginInput {
   client: ClientContext;
   /** The request's DPoP proof: a valid one binds the new session to its key. */
   dpop?: DpopRequest | null;
+  /** The OpenID provider's client the sign-in is for (its sign-in page), for the realm's hooks. */
+  clientId?: string;
 }
 
 export type LoginResult = SignInOutcome;
@@ -76,6 +78,7 @@ export class LoginUseCase {
       provenDetails: { passwordMatched: true },
       provenPasswordHash: user.passwordHash,
       dpopJkt,
+      clientId: input.clientId,
     });
   }
 

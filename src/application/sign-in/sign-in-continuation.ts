@@ -46,6 +46,8 @@ export interface ProvenFirstFactor {
   provenPasswordHash?: string;
   /** The realm's `before-sign-in` hook allowed this sign-in already (an identity provider's callback): not asked again. */
   hookAllowed?: boolean;
+  /** The OpenID provider's client the sign-in is for, told to the realm's hooks. */
+  clientId?: string;
 }
 
 export type SignInOutcome =
@@ -113,6 +115,7 @@ export class SignInContinuation {
         ip: client.ip,
         userAgent: client.userAgent ?? null,
         ...(typeof input.details?.provider === 'string' ? { provider: input.details.provider } : {}),
+        ...(input.clientId ? { clientId: input.clientId } : {}),
       });
     if (decision) await decision;
     const commitFactor = async () => {

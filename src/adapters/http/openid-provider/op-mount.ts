@@ -171,7 +171,13 @@ export class OpenIdProviderMount {
         return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')), field('email'));
       }
       try {
-        const outcome = await this.login.execute({ realm, email: field('email'), password: field('password'), client: clientContext(req) });
+        const outcome = await this.login.execute({
+          realm,
+          email: field('email'),
+          password: field('password'),
+          client: clientContext(req),
+          clientId: String(details.params.client_id ?? ''),
+        });
         if (outcome.kind === 'mfa-required') {
           details.pendingMfa = { mfaToken: outcome.mfaToken, amr: ['pwd'] };
           await details.save(details.exp - now);
