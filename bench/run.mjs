@@ -14,6 +14,7 @@ import bcrypt from 'bcrypt';
 import { createHash, randomUUID } from 'node:crypto';
 import * as jose from 'jose';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -87,6 +88,10 @@ const LARGE_REALM = 'bench-large';
 const HOOKS_REALM = 'bench-hooks';
 const HOOKS_USERS = 2000;
 const HOOKS_COUNT = 5;
+// The token-claims hook's cost: the same cost-4 logins and refreshes in a realm of their own,
+// without and then with a hook that a server in this process answers at once on loopback.
+const CLAIMS_REALM = 'bench-claims';
+const CLAIMS_CHAINS = 256;
 
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
 const tag = stamp.replace('_', '');
@@ -200,6 +205,15 @@ async function main() {
       tag,
       template,
     });
+    await db.query(`INSERT INTO realms (id, name, created_at) VALUES ($1, 'Claims', now())`, [CLAIMS_REALM]);
+    await seedUsers(db, { realm: CLAIMS_REALM, prefix: 'c', count: HOOKS_USERS, passwordHash: lightHash });
+    const claimsAdminToken = await seedAdmin(db, {
+      realm: CLAIMS_REALM,
+      email: `admin.${tag}@bench.example.com`,
+      passwordHash,
+      tag,
+      template,
+    });
     await checkSeededToken(db, tag);
     await db.query('VACUUM ANALYZE');
     const counts = (
@@ -296,6 +310,7 @@ async function main() {
     });
     if (dpopLogin.tokens?.tokenType !== 'DPoP') throw new Error('the DPoP login did not give a DPoP-bound token');
     const dpopAccess = dpopLogin.tokens.accessToken;
+    const claimsScenarios = await tokenClaimsScenarios(origin, claimsAdminToken);
     const refreshStarters = dispenser(live.splice(0, 2000));
     const cookieStarters = dispenser(live.splice(0, 2000));
     const logoutPool = dispenser(live);
@@ -335,6 +350,7 @@ async function main() {
           }
         },
       ),
+      ...claimsScenarios.scenarios,
       {
         name: 'register',
         what: `POST /api/v1/auth/register, a new email each time (bcrypt cost ${BCRYPT_COST}, verification email queued)`,
@@ -597,6 +613,7 @@ async function main() {
     if (!limit && ONLY?.includes('bcrypt')) await measureLimit();
 
     const deliveriesWritten = await countDeliveries(database, HOOKS_REALM);
+    await claimsScenarios.close();
     await server.stop();
     server = null;
     report({ machine, dbVersion, database, counts, results, limit, skipped, deliveriesWritten, clientSize: await clientBundleSize() });
@@ -606,6 +623,109 @@ async function main() {
     if (!KEEP) await database.drop().catch((e) => log(`dropping the database: ${e.message}`));
     else log(`kept the database: ${database.url ?? database.name}`);
   }
+}
+
+/**
+ * Logins and refreshes in CLAIMS_REALM without a hook (`*-claims-off`), then with a token-claims
+ * hook (`*-claims`) answered at once by a server in this process: the hook's own cost to the
+ * service, the call's round trip included. Refresh chains start from logins made beforehand.
+ */
+async function tokenClaimsScenarios(origin, adminRefreshToken) {
+  const hookServer = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"claims":{"plan":"gold","tenant":"t-42"}}');
+    });
+  });
+  await new Promise((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${hookServer.address().port}/token-claims`;
+  const realmHeaders = { ...JSON_HEADERS, 'x-realm-id': CLAIMS_REALM };
+  const admin = (
+    await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
+      body: { refreshToken: adminRefreshToken, deviceFingerprint: FINGERPRINT },
+      headers: { 'x-realm-id': CLAIMS_REALM },
+    })
+  ).tokens.accessToken;
+  const users = [];
+  for (let i = 0; i < HOOKS_USERS; i++) if (seededStatus(i) === 'active') users.push(seededEmail('c', i));
+  let next = 0;
+  const login = (name, what, setup) => ({
+    name,
+    what,
+    setup,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/auth/login',
+        headers: realmHeaders,
+        setupRequest: (req) => {
+          req.body = JSON.stringify({ email: users[next++ % users.length], password: PASSWORD, deviceFingerprint: FINGERPRINT });
+          return req;
+        },
+      },
+    ],
+  });
+  const refresh = (name, what) => {
+    const ready = [];
+    let starters = null;
+    return {
+      name,
+      what,
+      setup: async () => {
+        const tokens = [];
+        for (let i = 0; i < CLAIMS_CHAINS; i++) {
+          const body = await expectOk(origin, 'POST', '/api/v1/auth/login', {
+            body: { email: users[i % users.length], password: PASSWORD, deviceFingerprint: FINGERPRINT },
+            headers: { 'x-realm-id': CLAIMS_REALM },
+          });
+          tokens.push(body.tokens.refreshToken);
+        }
+        starters = dispenser(tokens);
+      },
+      beforeRun: () => {
+        ready.length = 0;
+      },
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/auth/refresh',
+          headers: realmHeaders,
+          setupRequest: (req) => {
+            const refreshToken = ready.pop() ?? starters.take();
+            if (!refreshToken) throw new Error(`${name}: no session left to start a rotation`);
+            req.body = JSON.stringify({ refreshToken, deviceFingerprint: FINGERPRINT });
+            return req;
+          },
+          onResponse: (status, body) => {
+            if (status === 200) ready.push(JSON.parse(body).tokens.refreshToken);
+          },
+        },
+      ],
+    };
+  };
+  const putHook = async () => {
+    await expectOk(origin, 'PUT', '/v1/admin/hooks/token-claims', {
+      body: { url: hookUrl, timeoutMs: 2000 },
+      headers: { authorization: `Bearer ${admin}`, 'x-realm-id': CLAIMS_REALM },
+    });
+    // The hook is asked: its claims are in the token (else the comparison would measure nothing).
+    const signedIn = await expectOk(origin, 'POST', '/api/v1/auth/login', {
+      body: { email: users[0], password: PASSWORD, deviceFingerprint: FINGERPRINT },
+      headers: { 'x-realm-id': CLAIMS_REALM },
+    });
+    const claims = JSON.parse(Buffer.from(signedIn.tokens.accessToken.split('.')[1], 'base64url').toString('utf8'));
+    if (claims.plan !== 'gold') throw new Error('the token-claims hook was not asked: its claims are not in the access token');
+  };
+  return {
+    scenarios: [
+      login('login-claims-off', `POST /api/v1/auth/login in realm ${CLAIMS_REALM}, bcrypt cost 4, no hook`),
+      refresh('refresh-claims-off', `POST /api/v1/auth/refresh in realm ${CLAIMS_REALM}, rotation chains, no hook`),
+      login('login-claims', 'the same login with a token-claims hook answering at once on loopback', putHook),
+      refresh('refresh-claims', 'the same refresh with the token-claims hook'),
+    ],
+    close: () => new Promise((resolve) => hookServer.close(resolve)),
+  };
 }
 
 /** Delivery rows written in `realm` (the webhooks benchmark checks that every login wrote its five). */
@@ -680,6 +800,15 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped,
       `login-webhooks − login-light: ${round(extra, 2)} ms server CPU per login (budget ≤ 1 ms: ${extra <= 1 ? 'met' : 'MISSED'})` +
         (database.kind === 'postgresql' ? `, ${round(extraDb, 2)} ms PostgreSQL CPU` : '') +
         (deliveriesWritten !== null ? `; ${deliveriesWritten} delivery rows written` : ''),
+    );
+  }
+  for (const kind of ['login', 'refresh']) {
+    const off = byName(`${kind}-claims-off`);
+    const on = byName(`${kind}-claims`);
+    if (!off || !on) continue;
+    lines.push(
+      `${kind}-claims − ${kind}-claims-off: ${round(on.serverCpuMsPerReq - off.serverCpuMsPerReq, 2)} ms server CPU per request, ` +
+        `p50 ${round(on.p50 - off.p50, 2)} ms, p99 ${round(on.p99 - off.p99, 2)} ms (a token-claims hook answering at once on loopback)`,
     );
   }
   const refresh = byName('refresh');
