@@ -9,8 +9,9 @@ export interface AdminActionRule {
   /**
    * Changes what protects `master`'s super-admins (its settings, identity providers, roles), or
    * is theirs alone there (its clients, resources and initial access tokens, read or written: a
-   * client skips consent and chooses where codes go): in `master` only a super-admin may, since a
-   * sign-in link, lockout, provider or client of `master` reaches them.
+   * client skips consent and chooses where codes go; its hooks, which decide their sign-ins): in
+   * `master` only a super-admin may, since a sign-in link, lockout, provider, client or hook of
+   * `master` reaches them.
    */
   readonly guardsMaster?: true;
   /**
