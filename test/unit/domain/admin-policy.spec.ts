@@ -41,7 +41,7 @@ describe('decideAdmin: the admin API authorisation rule', () => {
     }
   });
 
-  it("keeps a realm-admin of master from master's settings, providers, roles and clients, and from anything of a super-admin", () => {
+  it("keeps a realm-admin of master from master's settings, providers, roles, clients and hooks, and from anything of a super-admin", () => {
     const decided = Object.fromEntries(
       actions.map((action) => [
         action,
@@ -97,6 +97,10 @@ describe('decideAdmin: the admin API authorisation rule', () => {
       'resource.update': ['guards-master', 'guards-master'],
       'resource.delete': ['guards-master', 'guards-master'],
       'initial-access-tokens.create': ['guards-master', 'guards-master'],
+      'hooks.list': ['guards-master', 'guards-master'],
+      'hook.put': ['guards-master', 'guards-master'],
+      'hook.delete': ['guards-master', 'guards-master'],
+      'hook.rotate-secret': ['guards-master', 'guards-master'],
     });
     expect(decideAdmin(masterAdmin, 'master', 'sessions.list', null)).toEqual({ allowed: true, superAdmin: false, hidesSuperAdmins: true });
   });
