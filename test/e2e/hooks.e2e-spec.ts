@@ -304,6 +304,27 @@ describe('hooks', () => {
       expect(claimsOf(again.body.tokens.accessToken).plan).toBeUndefined();
     });
 
+    it('a failure under deny at a refresh spends nothing: the same refresh token works once the hook answers', async () => {
+      const realm = await newRealm();
+      const user = await createUser(t, root, realm);
+      await putHook(realm, 'token-claims', { failure: 'deny', timeoutMs: 200 });
+      server.reply = () => ({ body: { claims: { plan: 'gold' } } });
+      const signedIn = await login(t, user.email, PASSWORD, {}, realm);
+      expect(signedIn.status).toBe(200);
+      const refresh = () =>
+        t.api().post('/api/v1/auth/refresh').set('X-Realm-Id', realm).send({ refreshToken: signedIn.body.tokens.refreshToken });
+      server.reply = () => ({ status: 500 });
+      const failed = await refresh();
+      expect(failed.status).toBe(503);
+      expect(failed.body.error.code).toBe('HOOK_FAILED');
+      // Well past the leeway in which a rotated token may come back: it was never rotated.
+      t.clock.advance(t.config.refreshReuseLeewaySeconds + 5);
+      server.reply = () => ({ body: { claims: { plan: 'gold' } } });
+      const retried = await refresh();
+      expect(retried.status).toBe(200);
+      expect(claimsOf(retried.body.tokens.accessToken)).toMatchObject({ plan: 'gold' });
+    });
+
     const bad: [string, unknown][] = [
       ['a reserved name', { claims: { plan: 'gold', roles: ['super-admin'] } }],
       ['claims over 2 KiB', { claims: { blob: 'x'.repeat(2100) } }],

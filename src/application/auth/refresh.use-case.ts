@@ -65,11 +65,14 @@ export class RefreshUseCase {
 
     let rotatedAt = token.rotatedAt;
     if (!rotatedAt) {
+      // The realm's claims before the token is spent: a hook that fails under `deny` leaves it usable.
+      const askedClaims = this.issuer.askClaims(realm, user, session.id, session.amr);
+      const claims = askedClaims ? await askedClaims : null;
       const successor = await this.secureTokens.successorOf(refreshToken);
       session.touch(now, client.ip, this.issuer.locate(client.ip));
       // One atomic statement: rotation, successor and the session's use (refresh is a hot path).
       if (await this.refreshTokens.rotate(token.tokenHash, this.secureTokens.hash(successor), session, now)) {
-        return { tokens: await this.issuer.tokens(realm, user, session, successor, now) };
+        return { tokens: await this.issuer.tokens(realm, user, session, successor, now, claims) };
       }
       rotatedAt = (await this.refreshTokens.rotatedAt(token.tokenHash)) ?? now;
     }

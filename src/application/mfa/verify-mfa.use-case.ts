@@ -90,14 +90,18 @@ export class VerifyMfaUseCase {
 
     const check = await this.checkFactor({ realm, user, type: input.type, code: input.code, token, pending, now });
     if (check.ok) {
+      // A login's session: the realm's claims for its first token before the transaction (the call waits on the realm's backend).
+      const amr = [...(pending.amr ?? ['pwd']), check.amr];
+      const sessionId = crypto.randomUUID();
+      const askedClaims = pending.purpose !== 'reverify' ? this.issuer.askClaims(realm, user, sessionId, amr) : null;
+      const asked = { sessionId, claims: askedClaims ? await askedClaims : null };
       const result = await this.tx.run(async () => {
         if (!(await check.commit())) return null;
         if (!(await this.oneTimeTokens.consume(token.tokenHash, now))) throw invalidToken();
         const mfaDetails = { type: input.type, purpose: pending.purpose, ...check.details };
         if (pending.purpose !== 'reverify') {
-          const amr = [...(pending.amr ?? ['pwd']), check.amr];
           const method = pending.method ?? 'password';
-          const second = { realm, user, client, observation, method, details: pending.details, dpopJkt };
+          const second = { realm, user, client, observation, method, details: pending.details, dpopJkt, asked };
           return this.continuation.completeSecondStep(second, amr, now, mfaDetails);
         }
         const outcome = await this.reverify(realm, user, pending, client, observation, check.amr, now);

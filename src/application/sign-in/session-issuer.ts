@@ -23,6 +23,9 @@ export interface TokenSet {
   refreshExpiresIn: number;
 }
 
+/** The realm's own claims for an access token (its token-claims hook), or null for none. */
+export type RealmClaims = Record<string, unknown> | null;
+
 /** Opens sessions and issues the token pair (shared by login, MFA verify and refresh). */
 @Injectable()
 export class SessionIssuer {
@@ -46,6 +49,17 @@ export class SessionIssuer {
     return this.dpop.bindingKey(request ?? null, now);
   }
 
+  /**
+   * The realm's claims for the access token of session `sessionId` (its token-claims hook): null
+   * at once when the realm asks for none, else a promise. Ask before a transaction, and hand the
+   * answer to `open` or `tokens`: the call waits on the realm's backend, and should hold no
+   * database connection meanwhile.
+   * @throws DomainError HOOK_FAILED (through the promise)
+   */
+  askClaims(realm: Realm, user: User, sessionId: string, amr: readonly string[]): Promise<RealmClaims> | null {
+    return this.hooks.tokenClaims({ realm, user, sessionId, amr });
+  }
+
   /** Writes a new session and its first refresh token; call inside the login transaction. */
   async open(input: {
     realm: Realm;
@@ -56,9 +70,13 @@ export class SessionIssuer {
     /** The DPoP key thumbprint the session is bound to (`bindingKey`), or null. */
     dpopJkt?: string | null;
     now: Date;
+    /** The session's id, when its claims were asked for before (`askClaims`). */
+    sessionId?: string;
+    /** The realm's claims asked for before (`askClaims`); asked now when absent. */
+    claims?: RealmClaims;
   }): Promise<{ session: Session; tokens: TokenSet }> {
     const session = Session.open({
-      id: crypto.randomUUID(),
+      id: input.sessionId ?? crypto.randomUUID(),
       realmId: input.realm.id,
       userId: input.user.id,
       device: this.devices.device(input.observation, input.client, crypto.randomUUID()),
@@ -74,7 +92,7 @@ export class SessionIssuer {
     await this.sessions.insert(session);
     const refreshToken = this.secureTokens.generate();
     await this.refreshTokens.insert(this.secureTokens.hash(refreshToken), session.id, input.now);
-    const tokens = await this.tokens(input.realm, input.user, session, refreshToken, input.now);
+    const tokens = await this.tokens(input.realm, input.user, session, refreshToken, input.now, input.claims);
     return { session, tokens };
   }
 
@@ -90,11 +108,15 @@ export class SessionIssuer {
     return this.geoIp.locate(ip);
   }
 
-  async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {
+  /** `claims`: the realm's, asked for before (`askClaims`); asked now when absent. */
+  async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date, claims?: RealmClaims): Promise<TokenSet> {
     const expiresIn = realm.policy.accessTokenTtlSeconds;
     // The realm's own claims, when it has any; the token's own claims are written over them.
-    const asked = this.hooks.tokenClaims({ realm, user, sessionId: session.id, amr: session.amr });
-    const extra = asked ? await asked : null;
+    let extra = claims;
+    if (extra === undefined) {
+      const asked = this.askClaims(realm, user, session.id, session.amr);
+      extra = asked ? await asked : null;
+    }
     const accessToken = await this.accessTokens.issue(
       {
         ...extra,

@@ -11,7 +11,7 @@ import { ClientContext } from './client-context';
 import { DeviceObservation, DeviceObserver } from './device-observation';
 import { DpopRequest } from './dpop-binding';
 import { MfaChallenges, SignInMethod } from './mfa-challenges';
-import { SessionIssuer, TokenSet } from './session-issuer';
+import { RealmClaims, SessionIssuer, TokenSet } from './session-issuer';
 import { accountLocked } from './wrong-password';
 
 export type { SignInMethod } from './mfa-challenges';
@@ -56,6 +56,8 @@ export type SignInOutcome =
 
 type SessionInput = Pick<ProvenFirstFactor, 'realm' | 'user' | 'client' | 'method' | 'details' | 'dpopJkt' | 'provenPasswordHash'> & {
   observation: DeviceObservation;
+  /** The new session's id and the realm's claims for its first access token, asked for before the transaction. */
+  asked?: { sessionId: string; claims: RealmClaims };
 };
 
 const signInFailed = () => new DomainError('INVALID_CREDENTIALS', 'Sign-in failed');
@@ -136,7 +138,11 @@ export class SignInContinuation {
       });
       return { kind: 'mfa-required', user, mfaToken, methods: user.mfaMethods };
     }
-    const session = { ...input, observation };
+    // The realm's claims before the transaction: the call waits on the realm's backend, holding no connection.
+    const sessionId = crypto.randomUUID();
+    const askedClaims = this.issuer.askClaims(realm, user, sessionId, input.amr);
+    const asked = { sessionId, claims: askedClaims ? await askedClaims : null };
+    const session = { ...input, observation, asked };
     // Without a write of the factor's own: one statement instead of BEGIN, four writes and COMMIT.
     const write = input.commit
       ? this.tx.run(async () => {
@@ -162,7 +168,16 @@ export class SignInContinuation {
   async openSession(input: SessionInput, amr: string[], now: Date, mfaDetails?: Record<string, unknown>) {
     const { realm, user, client } = input;
     await this.users.recordSuccessfulLogin(realm.id, user.id, now, input.provenPasswordHash);
-    const opened = await this.issuer.open({ realm, user, client, observation: input.observation, amr, dpopJkt: input.dpopJkt, now });
+    const opened = await this.issuer.open({
+      realm,
+      user,
+      client,
+      observation: input.observation,
+      amr,
+      dpopJkt: input.dpopJkt,
+      now,
+      ...(input.asked ? { sessionId: input.asked.sessionId, claims: input.asked.claims } : {}),
+    });
     const at = { realmId: realm.id, userId: user.id, sessionId: opened.session.id, ip: client.ip, at: now };
     if (mfaDetails) await this.audit.record({ type: 'mfa.succeeded', ...at, details: mfaDetails });
     await this.audit.record({ type: 'login.succeeded', ...at, details: { method: input.method, ...input.details, amr } });
