@@ -6,6 +6,7 @@ import { IdTokenKeys } from '../application/ports/id-token-keys';
 import { OpClients } from '../application/ports/op-clients';
 import { OpGrants } from '../application/ports/op-grants';
 import { OpenIdProviderMount } from '../adapters/http/openid-provider/op-mount';
+import { BackchannelLogoutDispatcher } from '../adapters/openid-provider/backchannel-logout-dispatcher';
 import { RepositoryOpClients } from '../adapters/openid-provider/repository-op-clients';
 import { OpSigningKeys } from '../adapters/openid-provider/op-signing-keys';
 import { RealmProviders } from '../adapters/openid-provider/realm-providers';
@@ -16,6 +17,7 @@ import { ClientsModule } from './clients.module';
 import { MfaModule } from './mfa.module';
 import { RateLimitModule } from './rate-limit.module';
 import { RealmSettingsModule } from './realm-settings.module';
+import { WebhooksModule } from './webhooks.module';
 
 /**
  * Every realm an OpenID provider: the providers (one per realm, made on first
@@ -24,7 +26,7 @@ import { RealmSettingsModule } from './realm-settings.module';
  * register them (ClientsModule).
  */
 @Module({
-  imports: [AuthModule, MfaModule, RealmSettingsModule, RateLimitModule, ClientsModule],
+  imports: [AuthModule, MfaModule, RealmSettingsModule, RateLimitModule, ClientsModule, WebhooksModule],
   controllers: [AppsController],
   providers: [
     ListAppsUseCase,
@@ -37,7 +39,8 @@ import { RealmSettingsModule } from './realm-settings.module';
     { provide: OpClients, useClass: RepositoryOpClients },
     RealmProviders,
     OpenIdProviderMount,
+    BackchannelLogoutDispatcher,
   ],
-  exports: [OpGrants, OpClients, IdTokenKeys, RealmProviders, OpenIdProviderMount],
+  exports: [OpGrants, OpClients, IdTokenKeys, RealmProviders, OpenIdProviderMount, BackchannelLogoutDispatcher],
 })
 export class OpenIdProviderModule {}

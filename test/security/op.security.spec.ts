@@ -1,6 +1,7 @@
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
+import { SessionRepository } from '../../src/application/ports/session.repository';
 import { aClient, InMemoryOpClients, TEST_REDIRECT } from '../fakes/in-memory-op-clients';
 import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
@@ -229,16 +230,25 @@ describe('OP — the realm as an OpenID provider (SECURITY.md)', () => {
     expect(new URL(page.location!).searchParams.get('error')).toBe('consent_required');
   });
 
-  it('OP-03 offline_access is granted only with consent (prompt=consent): without it, no refresh token', async () => {
+  it('OP-03 offline_access is granted only with consent (prompt=consent): without it, the refresh token ends with the session', async () => {
     const { config } = await client({ firstParty: true });
     const browser = new Browser(origin);
     const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid offline_access' });
-    const { page } = await signedIn(browser, request.url);
+    const { page, userId } = await signedIn(browser, request.url);
     const tokens = await oidc.authorizationCodeGrant(config, new URL(page.location!), {
       pkceCodeVerifier: request.verifier,
       expectedState: request.state,
       expectedNonce: request.nonce,
     });
-    expect(tokens.refresh_token).toBeUndefined();
+    expect(tokens.scope?.split(' ')).not.toContain('offline_access');
+    const grants: { scope: string }[] = await t.dataSource.query(
+      `SELECT payload->'openid'->>'scope' AS scope FROM op_artifacts WHERE model = 'Grant' AND payload->>'accountId' = $1`,
+      [userId],
+    );
+    expect(grants.map((g) => g.scope.split(' ')).flat()).not.toContain('offline_access');
+    // A refresh token it has is the session's: the session ends (its owner signs it out), so does the token.
+    const session = tokens.claims()!.sid as string;
+    await t.app.get(SessionRepository).revoke('default', session, new Date(), 'logout');
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 });

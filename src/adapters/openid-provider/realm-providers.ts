@@ -201,6 +201,9 @@ export class RealmProviders {
       extraClientMetadata: { properties: ['first_party', 'resources', 'access_token_ttl'] },
       allowOmittingSingleRegisteredRedirectUri: false,
       pkce: { required: () => true },
+      // A client allowed the refresh_token grant gets a refresh token; without offline_access (and
+      // its consent) it ends with the session it was issued in.
+      issueRefreshToken: async (_ctx: OidcContext, client: OidcClient) => client.grantTypeAllowed('refresh_token'),
       conformIdTokenClaims: true,
       enabledJWA: {
         idTokenSigningAlgValues: ['RS256', 'ES256'],
@@ -223,6 +226,8 @@ export class RealmProviders {
         userinfo: { enabled: true },
         dPoP: { enabled: true },
         rpInitiatedLogout: { enabled: true },
+        // Logout tokens go out from the outbox when the service's session ends (BackchannelLogoutDispatcher).
+        backchannelLogout: { enabled: true },
         registration: { enabled: false },
         resourceIndicators: {
           enabled: true,
@@ -331,6 +336,8 @@ function patchProvider(provider: OidcProvider): void {
     return secretMatches(this.clientSecret, actual);
   };
   provider.Client.prototype.includeSid = () => true;
+  // Back-channel logout is sent from the outbox when the service's session ends, never inline here.
+  provider.Client.prototype.backchannelLogout = async () => undefined;
   const session = provider.Session.IN_PAYLOAD;
   Object.defineProperty(provider.Session, 'IN_PAYLOAD', { get: () => [...session, 'serviceSessionId'] });
   // A sign-in's second step waits in the interaction: its mfaToken never leaves the server.
