@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ListAppsUseCase } from '../application/apps/list-apps.use-case';
 import { RevokeAppUseCase } from '../application/apps/revoke-app.use-case';
+import { SignOutFromAppUseCase } from '../application/apps/sign-out-from-app.use-case';
 import { AppsController } from '../adapters/http/controllers/apps.controller';
 import { IdTokenKeys } from '../application/ports/id-token-keys';
 import { OpClients } from '../application/ports/op-clients';
@@ -31,6 +32,7 @@ import { WebhooksModule } from './webhooks.module';
   providers: [
     ListAppsUseCase,
     RevokeAppUseCase,
+    SignOutFromAppUseCase,
     TypeOrmOpArtifacts,
     { provide: OpGrants, useExisting: TypeOrmOpArtifacts },
     TypeOrmIdTokenKeyStore,

@@ -2,12 +2,13 @@ import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { SessionRepository } from '../../src/application/ports/session.repository';
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
-import { BackchannelReceiver } from '../support/backchannel-receiver';
+import { BackchannelReceiver, ReceivedLogout } from '../support/backchannel-receiver';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { authorizationRequest, Browser, listening, Page } from '../support/op-browser';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const REDIRECT = 'https://app.example.test/callback';
+const SIGNED_OUT = 'https://app.example.test/signed-out';
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
 /**
@@ -42,6 +43,9 @@ describe('the OpenID provider when a session ends', () => {
     await receiver.stop();
   });
 
+  /** A received logout token whose (unverified) sid is `sid`. */
+  const naming = (sid: string) => (logout: ReceivedLogout) => jose.decodeJwt(logout.logoutToken).sid === sid;
+
   async function app(body: Record<string, unknown>) {
     const created = await admin.post('/clients').send({ name: 'Team app', type: 'public', redirectUris: [REDIRECT], ...body });
     expect(created.status).toBe(201);
@@ -72,10 +76,9 @@ describe('the OpenID provider when a session ends', () => {
     // Still good before the session ends.
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
 
-    const before = receiver.received.length;
     const startedAt = Date.now();
     expect((await admin.delete(`/sessions/${sid}`)).status).toBe(200);
-    const [logout] = (await receiver.waitFor(before + 1, 10_000)).slice(before);
+    const logout = await receiver.waitFor(naming(sid), 10_000);
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(logout.contentType).toBe('application/x-www-form-urlencoded');
     const { payload, protectedHeader } = await jose.jwtVerify(logout.logoutToken, jwks, {
@@ -138,5 +141,82 @@ describe('the OpenID provider when a session ends', () => {
     session.flagMismatch(0.1, new Date());
     expect(await sessions.save(session)).toBe(true);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  describe('RP-initiated logout', () => {
+    async function signedInApp() {
+      const registered = await app({ firstParty: true, postLogoutRedirectUris: [SIGNED_OUT], backchannelLogoutUri: receiver.url });
+      const person = await register(t, uniqueEmail('op-rp-logout'));
+      const browser = new Browser(origin);
+      const tokens = await signIn(registered.config, browser, person.email);
+      return { ...registered, person, browser, tokens, sid: tokens.claims()!.sid as string };
+    }
+
+    const sessionRevoked = async (sid: string) =>
+      (await t.dataSource.query(`SELECT revoke_reason FROM sessions WHERE id = $1`, [sid]))[0]?.revoke_reason as string | null;
+
+    it('asks on the service’s page; confirmed, it ends the service’s session and returns to the registered address with the state', async () => {
+      const { config, browser, tokens, sid } = await signedInApp();
+      const url = oidc.buildEndSessionUrl(config, {
+        client_id: config.clientMetadata().client_id,
+        post_logout_redirect_uri: SIGNED_OUT,
+        state: 'xyz',
+      });
+      const page = await browser.open(url.href);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(page.html).toContain('<button type="submit" name="logout" value="yes">');
+      expect(page.html).not.toContain('<script');
+      expect(await sessionRevoked(sid)).toBeNull();
+
+      const done = await browser.submit(page, { logout: 'yes' });
+      expect(done.status).toBe(303);
+      const back = new URL(done.location!);
+      expect([back.origin + back.pathname, back.searchParams.get('state')]).toEqual([SIGNED_OUT, 'xyz']);
+      expect(await sessionRevoked(sid)).toBe('logout');
+      await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+      // The next app's sign-in asks again.
+      const again = await browser.open((await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' })).url.href);
+      expect(again.html).toMatch(/name="password"/);
+    });
+
+    it('an ID token naming the browser’s session needs no confirmation; the apps signed in with it get their back-channel logout', async () => {
+      const { config, clientId, browser, tokens, sid } = await signedInApp();
+      const url = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT, state: 's1' });
+      const page = await browser.open(url.href);
+      // A form that submits itself (its one script allowed by hash), and a button without JavaScript.
+      expect(page.html).toContain('<input type="hidden" name="logout" value="yes">');
+      expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+      const done = await browser.submit(page, {});
+      expect(new URL(done.location!).searchParams.get('state')).toBe('s1');
+      expect(await sessionRevoked(sid)).toBe('logout');
+      const logout = await receiver.waitFor(naming(sid), 10_000);
+      const { payload } = await jose.jwtVerify(logout.logoutToken, jwks, { issuer, audience: clientId, typ: 'logout+jwt' });
+      expect(payload.sid).toBe(sid);
+    });
+
+    it('a post_logout_redirect_uri the app did not register gets the service’s error page, never a redirect; the session stays', async () => {
+      const { config, browser, sid } = await signedInApp();
+      for (const uri of [`${SIGNED_OUT}/`, 'https://evil.example/signed-out', `${SIGNED_OUT}?next=x`]) {
+        const url = oidc.buildEndSessionUrl(config, { client_id: config.clientMetadata().client_id, post_logout_redirect_uri: uri });
+        const page = await browser.open(url.href);
+        expect([page.status, page.location]).toEqual([400, null]);
+        expect(page.html).toContain('post_logout_redirect_uri');
+      }
+      expect(await sessionRevoked(sid)).toBeNull();
+    });
+
+    it('the confirmation cannot be forged: a post without the page’s xsrf value ends nothing', async () => {
+      const { config, browser, sid } = await signedInApp();
+      const page = await browser.open(oidc.buildEndSessionUrl(config, { client_id: config.clientMetadata().client_id }).href);
+      const forged = await browser.submit(page, { logout: 'yes', xsrf: 'forged' });
+      expect(forged.status).toBe(400);
+      expect(await sessionRevoked(sid)).toBeNull();
+      // Without a return address, the service's own page says so.
+      const done = await browser.submit(page, { logout: 'yes' });
+      expect(done.status).toBe(200);
+      expect(done.html).toContain('You are signed out');
+      expect(await sessionRevoked(sid)).toBe('logout');
+    });
   });
 });

@@ -33,12 +33,14 @@ export class BackchannelReceiver {
     return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/backchannel-logout`;
   }
 
-  /** Resolves once `count` requests have arrived, or rejects after `timeoutMs`. */
-  async waitFor(count: number, timeoutMs: number): Promise<ReceivedLogout[]> {
+  /** Resolves with the first request `matches` accepts, once it has arrived, or rejects after `timeoutMs`. */
+  async waitFor(matches: (logout: ReceivedLogout) => boolean, timeoutMs: number): Promise<ReceivedLogout> {
     const deadline = Date.now() + timeoutMs;
-    while (this.received.length < count) {
+    for (;;) {
+      const found = this.received.find(matches);
+      if (found) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`expected ${count} back-channel logout(s), got ${this.received.length}`);
+      if (left <= 0) throw new Error(`no matching back-channel logout among ${this.received.length} received`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -47,7 +49,6 @@ export class BackchannelReceiver {
         });
       });
     }
-    return this.received.slice(0, count);
   }
 
   async stop(): Promise<void> {

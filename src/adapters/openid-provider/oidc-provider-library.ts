@@ -17,6 +17,8 @@ export interface OidcContext {
     provider: OidcProvider;
   };
   req: IncomingMessage;
+  set(header: string, value: string): void;
+  response: { get(header: string): string };
   type?: string;
   body?: unknown;
   status?: number;

@@ -99,6 +99,50 @@ ${items.join('\n')}
   );
 }
 
+/** The script that submits the logout form at once, when the app's ID token names this very session. */
+export const LOGOUT_AUTO_SUBMIT = 'document.forms[0].submit();';
+
+/**
+ * RP-initiated logout: the user confirms ending the session (or stays signed in). `automatic`:
+ * the app's ID token named this session, so the form carries `logout=yes` and submits itself
+ * (a button does it without JavaScript).
+ */
+export function logoutPage(
+  context: { realmName: string; clientName: string | null },
+  form: { action: string; xsrf: string },
+  automatic: boolean,
+): string {
+  const from = context.clientName ? ` (asked by ${escapeHtml(context.clientName)})` : '';
+  const hidden = `<input type="hidden" name="xsrf" value="${escapeHtml(form.xsrf)}">`;
+  if (automatic) {
+    return page(
+      `Signing out – ${context.realmName}`,
+      `<h1>Signing you out${from}</h1>
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden}
+<input type="hidden" name="logout" value="yes">
+<p><button type="submit">Continue</button></p>
+</form>
+<script>${LOGOUT_AUTO_SUBMIT}</script>`,
+    );
+  }
+  return page(
+    `Sign out – ${context.realmName}`,
+    `<h1>Sign out of ${escapeHtml(context.realmName)}?</h1>
+<p>You will be signed out of every app that uses this sign-in${from}.</p>
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden}
+<p><button type="submit" name="logout" value="yes">Sign out</button>
+<button type="submit">Stay signed in</button></p>
+</form>`,
+  );
+}
+
+/** After a logout with no address to return to. */
+export function signedOutPage(realmName: string): string {
+  return page(`Signed out – ${realmName}`, `<h1>You are signed out</h1>\n<p>You can close this page.</p>`);
+}
+
 export function messagePage(title: string, message: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
 }

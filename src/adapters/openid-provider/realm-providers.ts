@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ACCESS_TOKEN_ALGORITHM, realmIssuer } from '../../application/ports/access-tokens';
 import { DPOP_PROOF_ALGORITHMS } from '../../application/ports/dpop-proof-verifier';
@@ -14,8 +15,9 @@ import { TypeOrmServerSecrets } from '../persistence/typeorm-server-secrets';
 import { TypeOrmOpArtifacts } from '../persistence/typeorm-op-artifacts';
 import { OP_SCOPES, opAdapterFor } from './op-artifact-adapter';
 import { OpSigningKeys } from './op-signing-keys';
-import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule } from './oidc-provider-library';
-import { renderProviderError } from './op-pages';
+import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule, OidcSession } from './oidc-provider-library';
+import { LOGOUT_AUTO_SUBMIT, logoutPage, renderProviderError, signedOutPage } from './op-pages';
+import { SignOutFromAppUseCase } from '../../application/apps/sign-out-from-app.use-case';
 
 /** Realm ids as the service accepts them: a realm path segment that is not one is never looked up. */
 export const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -79,6 +81,7 @@ export class RealmProviders {
     private readonly keys: OpSigningKeys,
     private readonly secrets: TypeOrmServerSecrets,
     private readonly clock: Clock,
+    private readonly signOut: SignOutFromAppUseCase,
   ) {}
 
   /** The realm, or null when there is none by that id. */
@@ -122,8 +125,32 @@ export class RealmProviders {
     // The mount names API_URL's host and scheme in X-Forwarded-Host/-Proto (op-mount.ts).
     provider.proxy = true;
     patchProvider(provider);
+    this.endServiceSessionOnLogout(library, provider, realm);
     provider.on('server_error', (_ctx: unknown, error: unknown) => this.logger.error(`realm ${realm.id}: ${String(error)}`));
     return provider;
+  }
+
+  /**
+   * RP-initiated logout ends the service's session: the provider destroys its own session only
+   * once the user confirmed on the logout page (its form's xsrf checked), and the service's is
+   * revoked just before, while the provider's still names the apps that were signed in with it.
+   */
+  private endServiceSessionOnLogout(library: OidcProviderModule, provider: OidcProvider, realm: Realm): void {
+    const signOut = this.signOut;
+    const destroy = provider.Session.prototype.destroy as (this: OidcSession) => Promise<void>;
+    provider.Session.prototype.destroy = async function (this: OidcSession) {
+      const ctx = library.default.ctx;
+      if (this.serviceSessionId && this.accountId) {
+        await signOut.execute({
+          realmId: realm.id,
+          sessionId: this.serviceSessionId,
+          userId: this.accountId,
+          clientId: (this as { state?: { clientId?: string } }).state?.clientId ?? null,
+          ip: (ctx?.req as (IncomingMessage & { ip?: string }) | undefined)?.ip ?? '',
+        });
+      }
+      return destroy.call(this);
+    };
   }
 
   private configuration(
@@ -225,7 +252,13 @@ export class RealmProviders {
         },
         userinfo: { enabled: true },
         dPoP: { enabled: true },
-        rpInitiatedLogout: { enabled: true },
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: async (ctx: OidcContext, form: string) => logoutSource(ctx, form, realm),
+          postLogoutSuccessSource: async (ctx: OidcContext) => {
+            ctx.body = signedOutPage(realm.name);
+          },
+        },
         // Logout tokens go out from the outbox when the service's session ends (BackchannelLogoutDispatcher).
         backchannelLogout: { enabled: true },
         registration: { enabled: false },
@@ -295,6 +328,35 @@ export class RealmProviders {
       },
     };
   }
+}
+
+/**
+ * The service's logout page. The app's ID token naming this very session (its `sid`) needs no
+ * confirmation: the form submits itself. The page's CSP is the console's, allowing the app's
+ * post-logout address as a form target (the confirmation redirects there) and, for the form that
+ * submits itself, that one script by its hash.
+ */
+function logoutSource(ctx: OidcContext, libraryForm: string, realm: Realm): void {
+  const { session, params, client, entities } = ctx.oidc;
+  const action = /action="([^"]+)"/.exec(libraryForm)?.[1] ?? '';
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(libraryForm)?.[1] ?? '';
+  const hint = (entities.IdTokenHint as { payload?: { sid?: unknown; sub?: unknown } } | undefined)?.payload;
+  const automatic = !!hint && !!session?.serviceSessionId && hint.sid === session.serviceSessionId && hint.sub === session.accountId;
+  // The mount answers the logout pages under the console's CSP (op-mount.ts); this page widens it.
+  let csp = ctx.response.get('content-security-policy');
+  const returnTo = typeof params?.post_logout_redirect_uri === 'string' ? params.post_logout_redirect_uri : null;
+  const returnOrigin = returnTo && /^https?:/.test(returnTo) ? new URL(returnTo).origin : null;
+  if (returnOrigin) csp = csp.replace("form-action 'self'", `form-action 'self' ${returnOrigin}`);
+  if (automatic) {
+    const digest = createHash('sha256').update(LOGOUT_AUTO_SUBMIT).digest('base64');
+    csp = csp.replace("script-src 'self'", `script-src 'self' 'sha256-${digest}'`);
+  }
+  if (csp) ctx.set('content-security-policy', csp);
+  ctx.body = logoutPage(
+    { realmName: realm.name, clientName: client ? String(client.clientName ?? client.clientId) : null },
+    { action, xsrf },
+    automatic,
+  );
 }
 
 /** The claims of `scope` (space-separated) for the user. */

@@ -107,6 +107,8 @@ export class OpenIdProviderMount {
     req.headers['x-forwarded-proto'] = api.protocol.slice(0, -1);
     req.url = rest;
     (req as { baseUrl: string }).baseUrl = prefix;
+    // The logout pages are the service's, under the console's CSP (the provider widens it per page).
+    if (rest.startsWith('/session/end')) res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     this.callbackOf(provider)(req, res);
   }
 
