@@ -93,6 +93,7 @@ export interface OidcProvider {
   ): Promise<string>;
   Grant: (new (properties: { accountId: string; clientId: string }) => OidcGrant) & { find(id: string): Promise<OidcGrant | undefined> };
   Client: { prototype: Record<string, unknown>; find(id: string): Promise<OidcClient | undefined> };
+  DeviceCode: { findByUserCode(userCode: string, options?: { ignoreExpiration?: boolean }): Promise<{ clientId: string } | undefined> };
   /** The library's ID token model, which also makes logout tokens (`issue({ use: 'logout' })`). */
   IdToken: new (claims: Record<string, unknown>, options: { client: OidcClient; ctx: undefined }) => OidcIdToken;
   Session: { prototype: Record<string, unknown>; IN_PAYLOAD: string[] };

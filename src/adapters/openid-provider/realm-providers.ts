@@ -16,7 +16,15 @@ import { TypeOrmOpArtifacts } from '../persistence/typeorm-op-artifacts';
 import { OP_SCOPES, opAdapterFor } from './op-artifact-adapter';
 import { OpSigningKeys } from './op-signing-keys';
 import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule, OidcSession } from './oidc-provider-library';
-import { LOGOUT_AUTO_SUBMIT, logoutPage, renderProviderError, signedOutPage } from './op-pages';
+import {
+  deviceCodePage,
+  deviceConfirmPage,
+  deviceDonePage,
+  LOGOUT_AUTO_SUBMIT,
+  logoutPage,
+  renderProviderError,
+  signedOutPage,
+} from './op-pages';
 import { SignOutFromAppUseCase } from '../../application/apps/sign-out-from-app.use-case';
 
 /** Realm ids as the service accepts them: a realm path segment that is not one is never looked up. */
@@ -35,6 +43,8 @@ const CLAIMS = {
   roles: ['roles'],
 };
 const CODE_TTL_SECONDS = 60;
+/** A device's user code and device code live this long (RFC 8628). */
+export const DEVICE_CODE_TTL_SECONDS = 600;
 const ID_TOKEN_TTL_SECONDS = 3600;
 const INTERACTION_TTL_SECONDS = 600;
 /** A consent is remembered this long (or until the user revokes it). */
@@ -111,6 +121,16 @@ export class RealmProviders {
   /** The realm's issuer. */
   issuerOf(realmId: string): string {
     return realmIssuer(this.config.issuer, realmId);
+  }
+
+  /** Wrong device codes a browser (`key`) entered in its current window (TypeOrmOpArtifacts). */
+  deviceCodeFailures(realmId: string, key: string): Promise<{ count: number; retryAfterSeconds: number }> {
+    return this.artifacts.deviceCodeFailures(realmId, key);
+  }
+
+  /** Counts one more wrong device code of `key`; returns the count in its window. */
+  addDeviceCodeFailure(realmId: string, key: string, windowSeconds: number): Promise<number> {
+    return this.artifacts.addDeviceCodeFailure(realmId, key, windowSeconds);
   }
 
   /** A keyed hash for the interaction pages' CSRF tokens, shared by every instance. */
@@ -259,6 +279,22 @@ export class RealmProviders {
             ctx.body = signedOutPage(realm.name);
           },
         },
+        // RFC 8628: codes of 8 letters of BCDFGHJKLMNPQRSTVWXZ shown as XXXX-XXXX, on the service's pages.
+        deviceFlow: {
+          enabled: true,
+          charset: 'base-20',
+          mask: '****-****',
+          userCodeInputSource: async (ctx: OidcContext, form: string, _out: unknown, error?: Error & { userCode?: string }) => {
+            ctx.body = deviceCodePage(realm.name, libraryForm(form), { error: deviceCodeError(error), code: error?.userCode });
+          },
+          userCodeConfirmSource: async (ctx: OidcContext, form: string, client: OidcClient, _info: unknown, userCode: string) => {
+            const name = String(client.clientName ?? client.clientId);
+            ctx.body = deviceConfirmPage(realm.name, name, { ...libraryForm(form), code: userCode });
+          },
+          successSource: async (ctx: OidcContext) => {
+            ctx.body = deviceDonePage(realm.name);
+          },
+        },
         // Logout tokens go out from the outbox when the service's session ends (BackchannelLogoutDispatcher).
         backchannelLogout: { enabled: true },
         registration: { enabled: false },
@@ -279,6 +315,7 @@ export class RealmProviders {
         ClientCredentials: (_ctx: OidcContext, token: { resourceServer?: { accessTokenTTL?: number } }, client: OidcClient) =>
           token.resourceServer?.accessTokenTTL ?? extras(client).accessTokenTtl ?? policy.accessTokenTtlSeconds,
         AuthorizationCode: CODE_TTL_SECONDS,
+        DeviceCode: DEVICE_CODE_TTL_SECONDS,
         IdToken: ID_TOKEN_TTL_SECONDS,
         Interaction: INTERACTION_TTL_SECONDS,
         Session: policy.sessionLifetime.maxLifetimeSeconds,
@@ -330,16 +367,42 @@ export class RealmProviders {
   }
 }
 
+/** Where the library's own form posts and its xsrf value: the service's pages post the same. */
+function libraryForm(html: string): { action: string; xsrf: string } {
+  return {
+    action: /action="([^"]+)"/.exec(html)?.[1] ?? '',
+    xsrf: /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '',
+  };
+}
+
+/** What the device page says about the library's answer to an entered code. */
+function deviceCodeError(error: Error | undefined): string | null {
+  switch (error?.name) {
+    case undefined:
+      return null;
+    case 'NotFoundError':
+    case 'NoCodeError':
+      return 'That code is not valid. Check the code on your device and try again.';
+    case 'ExpiredError':
+      return 'That code has expired. Start again on your device.';
+    case 'AlreadyUsedError':
+      return 'That code has already been used. Start again on your device.';
+    case 'AbortedError':
+      return 'The device was not connected.';
+    default:
+      return 'This request cannot be completed. Start again on your device.';
+  }
+}
+
 /**
  * The service's logout page. The app's ID token naming this very session (its `sid`) needs no
  * confirmation: the form submits itself. The page's CSP is the console's, allowing the app's
  * post-logout address as a form target (the confirmation redirects there) and, for the form that
  * submits itself, that one script by its hash.
  */
-function logoutSource(ctx: OidcContext, libraryForm: string, realm: Realm): void {
+function logoutSource(ctx: OidcContext, form: string, realm: Realm): void {
   const { session, params, client, entities } = ctx.oidc;
-  const action = /action="([^"]+)"/.exec(libraryForm)?.[1] ?? '';
-  const xsrf = /name="xsrf" value="([^"]+)"/.exec(libraryForm)?.[1] ?? '';
+  const { action, xsrf } = libraryForm(form);
   const hint = (entities.IdTokenHint as { payload?: { sid?: unknown; sub?: unknown } } | undefined)?.payload;
   const automatic = !!hint && !!session?.serviceSessionId && hint.sid === session.serviceSessionId && hint.sub === session.accountId;
   // The mount answers the logout pages under the console's CSP (op-mount.ts); this page widens it.

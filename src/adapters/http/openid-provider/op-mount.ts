@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import express from 'express';
@@ -107,8 +107,10 @@ export class OpenIdProviderMount {
     req.headers['x-forwarded-proto'] = api.protocol.slice(0, -1);
     req.url = rest;
     (req as { baseUrl: string }).baseUrl = prefix;
-    // The logout pages are the service's, under the console's CSP (the provider widens it per page).
-    if (rest.startsWith('/session/end')) res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+    // The logout and device pages are the service's, under the console's CSP (the provider widens it per page).
+    const path = rest.split('?')[0];
+    if (path.startsWith('/session/end') || path.startsWith('/device')) res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+    if (path === '/device' && req.method === 'POST' && (await this.deviceCodeRefused(req, res, realm, provider))) return;
     this.callbackOf(provider)(req, res);
   }
 
@@ -217,6 +219,38 @@ export class OpenIdProviderMount {
   }
 
   /**
+   * A code typed on the device page (`code`, handed on as the provider's `user_code`): a browser
+   * that entered RATE_LIMIT_DEVICE_CODE wrong codes (5 per 10 minutes) is refused, even with
+   * the right one, until its window ends. Counted per browser (its provider session cookie), per
+   * client IP without one. True when refused (the page is answered).
+   */
+  private async deviceCodeRefused(req: Request, res: Response, realm: Realm, provider: OidcProvider): Promise<boolean> {
+    await new Promise<void>((resolve, reject) => this.parseForm(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body.code === 'string' && body.user_code === undefined) {
+      body.user_code = body.code;
+      delete body.code;
+    }
+    const code = typeof body.user_code === 'string' ? body.user_code : '';
+    if (!code || body.confirm !== undefined || body.abort !== undefined) return false;
+    const { limit, ttlSeconds } = this.config.rateLimits.deviceCode;
+    const key = createHash('sha256')
+      .update(`device-code\n${browserOf(req)}`)
+      .digest('base64url');
+    const refuse = (retryAfterSeconds: number) => {
+      res.setHeader('Retry-After', String(retryAfterSeconds));
+      this.page(res, 429, messagePage('Too many wrong codes', 'Too many wrong codes were entered in this browser. Try again later.'));
+      return true;
+    };
+    const failures = await this.providers.deviceCodeFailures(realm.id, key);
+    if (failures.count >= limit) return refuse(failures.retryAfterSeconds);
+    const normalized = code.toUpperCase().replace(/\W/g, '');
+    if (normalized && (await provider.DeviceCode.findByUserCode(normalized, { ignoreExpiration: true }))) return false;
+    if ((await this.providers.addDeviceCodeFailure(realm.id, key, ttlSeconds)) > limit) return refuse(ttlSeconds);
+    return false;
+  }
+
+  /**
    * The sign-in page counts against POST /login's limit, the same counter per client IP.
    * Returns the seconds to wait when over it, else null.
    */
@@ -272,6 +306,12 @@ export class OpenIdProviderMount {
     res.setHeader('Content-Security-Policy', csp);
     res.status(status).type('html').send(html);
   }
+}
+
+/** The browser: its provider session cookie (set on the device page before any code is posted), else its client IP. */
+function browserOf(req: Request): string {
+  const session = /(?:^|;\s*)op_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+  return session ? `session:${session}` : ipTracker(req);
 }
 
 function originOf(uri: string): string | null {
