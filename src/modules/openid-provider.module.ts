@@ -7,6 +7,8 @@ import { IdTokenKeys } from '../application/ports/id-token-keys';
 import { OpClients } from '../application/ports/op-clients';
 import { OpGrants } from '../application/ports/op-grants';
 import { OpenIdProviderMount } from '../adapters/http/openid-provider/op-mount';
+import { OpRegistrationEndpoint } from '../adapters/http/openid-provider/op-registration';
+import { RegisterClientUseCase } from '../application/clients/register-client.use-case';
 import { BackchannelLogoutDispatcher } from '../adapters/openid-provider/backchannel-logout-dispatcher';
 import { RepositoryOpClients } from '../adapters/openid-provider/repository-op-clients';
 import { OpSigningKeys } from '../adapters/openid-provider/op-signing-keys';
@@ -41,6 +43,8 @@ import { WebhooksModule } from './webhooks.module';
     { provide: OpClients, useClass: RepositoryOpClients },
     RealmProviders,
     OpenIdProviderMount,
+    RegisterClientUseCase,
+    OpRegistrationEndpoint,
     BackchannelLogoutDispatcher,
   ],
   exports: [OpGrants, OpClients, IdTokenKeys, RealmProviders, OpenIdProviderMount, BackchannelLogoutDispatcher],

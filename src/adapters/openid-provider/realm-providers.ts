@@ -235,6 +235,8 @@ export class RealmProviders {
         keys: [cookieKey],
       },
       claims: CLAIMS,
+      // The registration endpoint is the service's own (op-registration.ts), published while open to registrations.
+      discovery: realm.policy.clientRegistration === 'closed' ? {} : { registration_endpoint: `${this.issuerOf(realmId)}/reg` },
       scopes: OP_SCOPES,
       responseTypes: ['code'],
       subjectTypes: ['public'],

@@ -15,6 +15,7 @@ import { CONSOLE_CSP } from '../console/console-pages';
 import { renderError } from '../errors/render-error';
 import { ipTracker, limitKey } from '../guards/rate-limit.guard';
 import { clientContext } from '../request-context';
+import { OpRegistrationEndpoint } from './op-registration';
 
 /** `/realms/{id}` and what follows: the realm's provider endpoints and its pages. */
 const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
@@ -70,6 +71,7 @@ export class OpenIdProviderMount {
     private readonly verifyMfa: VerifyMfaUseCase,
     private readonly config: AppConfig,
     @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
+    private readonly registration: OpRegistrationEndpoint,
   ) {}
 
   handler(): RequestHandler {
@@ -111,6 +113,10 @@ export class OpenIdProviderMount {
     const path = rest.split('?')[0];
     if (path.startsWith('/session/end') || path.startsWith('/device')) res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     if (path === '/device' && req.method === 'POST' && (await this.deviceCodeRefused(req, res, realm, provider))) return;
+    // Dynamic registration is the service's (its clients are the admin API's); absent while closed.
+    if (path === '/reg' && req.method === 'POST' && realm.policy.clientRegistration !== 'closed') {
+      return this.registration.handle(req, res, realm);
+    }
     this.callbackOf(provider)(req, res);
   }
 
