@@ -8,6 +8,7 @@ import { OpClients } from '../application/ports/op-clients';
 import { OpGrants } from '../application/ports/op-grants';
 import { OpenIdProviderMount } from '../adapters/http/openid-provider/op-mount';
 import { OpRegistrationEndpoint } from '../adapters/http/openid-provider/op-registration';
+import { OpTokenLimits } from '../adapters/http/openid-provider/op-token-limits';
 import { RegisterClientUseCase } from '../application/clients/register-client.use-case';
 import { BackchannelLogoutDispatcher } from '../adapters/openid-provider/backchannel-logout-dispatcher';
 import { RepositoryOpClients } from '../adapters/openid-provider/repository-op-clients';
@@ -45,6 +46,7 @@ import { WebhooksModule } from './webhooks.module';
     OpenIdProviderMount,
     RegisterClientUseCase,
     OpRegistrationEndpoint,
+    OpTokenLimits,
     BackchannelLogoutDispatcher,
   ],
   exports: [OpGrants, OpClients, IdTokenKeys, RealmProviders, OpenIdProviderMount, BackchannelLogoutDispatcher],

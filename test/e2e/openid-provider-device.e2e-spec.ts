@@ -106,4 +106,21 @@ describe('the OpenID provider’s device authorization grant', () => {
     const other = await enter(new Browser(origin), started.verification_uri, started.user_code);
     expect(other.html).toContain('<button type="submit" name="confirm" value="yes">');
   });
+
+  it('a device polling faster than the interval is told slow_down; until the user answers, authorization_pending', async () => {
+    const config = await device();
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+    // No interval answered: RFC 8628's default, 5 seconds.
+    expect(started.interval ?? 5).toBe(5);
+    const poll = () =>
+      t
+        .api()
+        .post('/realms/default/token')
+        .type('form')
+        .send({ grant_type: DEVICE_CODE, device_code: started.device_code, client_id: config.clientMetadata().client_id });
+    const first = await poll();
+    expect([first.status, first.body.error]).toEqual([400, 'authorization_pending']);
+    const early = await poll();
+    expect([early.status, early.body.error]).toEqual([400, 'slow_down']);
+  });
 });

@@ -26,6 +26,7 @@ import {
   signedOutPage,
 } from './op-pages';
 import { SignOutFromAppUseCase } from '../../application/apps/sign-out-from-app.use-case';
+import { OutboundConnector } from '../outbound/outbound-connector';
 
 /** Realm ids as the service accepts them: a realm path segment that is not one is never looked up. */
 export const REALM_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -92,7 +93,20 @@ export class RealmProviders {
     private readonly secrets: TypeOrmServerSecrets,
     private readonly clock: Clock,
     private readonly signOut: SignOutFromAppUseCase,
+    private readonly connector: OutboundConnector,
   ) {}
+
+  /**
+   * The provider's requests out (a client's `jwks_uri` for `private_key_jwt`) follow the webhooks'
+   * address rules through the outbound connector, instead of the library's own fetch.
+   */
+  private readonly outboundFetch = (url: string, options: RequestInit): Promise<Response> =>
+    this.connector.fetcher({
+      allowHttp: this.config.webhookAllowHttp,
+      allowPrivateNetworks: this.config.webhookAllowPrivateNetworks,
+      field: 'jwksUri',
+      timeoutMs: this.config.webhookTimeoutMs,
+    })(url, { method: options.method, headers: options.headers, body: options.body });
 
   /** The realm, or null when there is none by that id. */
   async realm(id: string): Promise<Realm | null> {
@@ -234,6 +248,7 @@ export class RealmProviders {
         short: { httpOnly: true, sameSite: 'lax', signed: true, path: `/realms/${realmId}` },
         keys: [cookieKey],
       },
+      fetch: this.outboundFetch,
       claims: CLAIMS,
       // The registration endpoint is the service's own (op-registration.ts), published while open to registrations.
       discovery: realm.policy.clientRegistration === 'closed' ? {} : { registration_endpoint: `${this.issuerOf(realmId)}/reg` },

@@ -16,6 +16,7 @@ import { renderError } from '../errors/render-error';
 import { ipTracker, limitKey } from '../guards/rate-limit.guard';
 import { clientContext } from '../request-context';
 import { OpRegistrationEndpoint } from './op-registration';
+import { OpTokenLimits } from './op-token-limits';
 
 /** `/realms/{id}` and what follows: the realm's provider endpoints and its pages. */
 const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
@@ -72,6 +73,7 @@ export class OpenIdProviderMount {
     private readonly config: AppConfig,
     @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
     private readonly registration: OpRegistrationEndpoint,
+    private readonly tokenLimits: OpTokenLimits,
   ) {}
 
   handler(): RequestHandler {
@@ -113,6 +115,7 @@ export class OpenIdProviderMount {
     const path = rest.split('?')[0];
     if (path.startsWith('/session/end') || path.startsWith('/device')) res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     if (path === '/device' && req.method === 'POST' && (await this.deviceCodeRefused(req, res, realm, provider))) return;
+    if (path === '/token' && req.method === 'POST' && (await this.tokenLimits.refused(req, res, realm))) return;
     // Dynamic registration is the service's (its clients are the admin API's); absent while closed.
     if (path === '/reg' && req.method === 'POST' && realm.policy.clientRegistration !== 'closed') {
       return this.registration.handle(req, res, realm);
