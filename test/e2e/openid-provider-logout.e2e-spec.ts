@@ -1,5 +1,6 @@
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
+import { HousekeepingUseCase } from '../../src/application/housekeeping/housekeeping.use-case';
 import { SessionRepository } from '../../src/application/ports/session.repository';
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
 import { BackchannelReceiver, ReceivedLogout } from '../support/backchannel-receiver';
@@ -98,6 +99,12 @@ describe('the OpenID provider when a session ends', () => {
       clientId,
     ]);
     expect(outbox).toEqual([{ status: 'delivered' }]);
+    // Housekeeping deletes what was sent a week ago.
+    await t.dataSource.query(`UPDATE op_backchannel_logouts SET created_at = created_at - interval '8 days' WHERE client_id = $1`, [
+      clientId,
+    ]);
+    await t.app.get(HousekeepingUseCase).execute();
+    expect(await t.dataSource.query(`SELECT 1 FROM op_backchannel_logouts WHERE client_id = $1`, [clientId])).toEqual([]);
   });
 
   it('the user ending the session elsewhere (DELETE /sessions/:id) ends the app’s session-bound refresh token too; an app without a back-channel URI is sent nothing', async () => {
