@@ -50,16 +50,14 @@ describe('the OpenID provider’s token endpoint', () => {
   const keySet = () => jose.createRemoteJWKSet(new URL(`${issuer}/jwks`));
 
   async function machine(body: Record<string, unknown> = {}) {
-    const created = await admin
-      .post('/clients')
-      .send({
-        name: 'Nightly job',
-        type: 'confidential',
-        grantTypes: ['client_credentials'],
-        resources: [API],
-        scopes: ['orders:read'],
-        ...body,
-      });
+    const created = await admin.post('/clients').send({
+      name: 'Nightly job',
+      type: 'confidential',
+      grantTypes: ['client_credentials'],
+      resources: [API],
+      scopes: ['orders:read'],
+      ...body,
+    });
     expect(created.status).toBe(201);
     return { clientId: created.body.client.clientId as string, secret: created.body.clientSecret as string };
   }
