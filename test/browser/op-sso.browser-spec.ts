@@ -1,3 +1,4 @@
+import * as oidc from 'openid-client';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
@@ -11,12 +12,13 @@ jest.setTimeout(180_000);
 type Outcome<T> = { value?: T; error?: string };
 
 /**
- * Two single-page apps on origins of their own, each a public client of the realm signing in with
- * openid-client in the browser: the first signs the user in through the service's pages, the
- * second is signed in by single sign-on without a page, and logging out of the first (the
- * end-session endpoint) ends the second's refresh token.
+ * The OpenID provider in Chromium. Two single-page apps on origins of their own, each a public
+ * client of the realm signing in with openid-client in the browser: the first signs the user in
+ * through the service's pages, the second is signed in by single sign-on without a page, and
+ * logging out of the first (the end-session endpoint) ends the second's refresh token. And the
+ * device page on a phone-sized screen without JavaScript.
  */
-describe('single sign-on across two single-page apps, and logging out of one', () => {
+describe('the OpenID provider in a browser', () => {
   let t: TestApp;
   let api: string;
   let browser: Browser;
@@ -109,5 +111,40 @@ describe('single sign-on across two single-page apps, and logging out of one', (
     expect(await inApp<Outcome<boolean>>(tabB, 'return window.app.refresh()')).toEqual({ error: 'invalid_grant' });
     const [session] = await t.dataSource.query(`SELECT revoke_reason FROM sessions WHERE id = $1`, [a.value!.sid]);
     expect(session.revoke_reason).toBe('logout');
+  });
+
+  it('the device page works without JavaScript on a 390 px wide screen: code, confirmation, sign-in', async () => {
+    const phone = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    try {
+      const admin = adminApi(t, (await superAdmin(t)).accessToken, 'default');
+      const created = await admin
+        .post('/clients')
+        .send({ name: 'Living-room TV', type: 'public', grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'], firstParty: true });
+      const config = await oidc.discovery(new URL(`${api}/realms/default`), created.body.client.clientId, undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
+      const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+      const polling = oidc.pollDeviceAuthorizationGrant(config, started);
+      const person = await register(t, uniqueEmail('op-phone'));
+      const tab = await phone.newPage();
+      const fits = async () => expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await tab.goto(started.verification_uri);
+      await fits();
+      await tab.fill('input[name=code]', started.user_code.toLowerCase());
+      await tab.click('button[type=submit]');
+      await tab.waitForSelector('button[name=confirm]');
+      await fits();
+      await tab.click('button[name=confirm]');
+      await tab.waitForSelector('input[name=password]');
+      await fits();
+      await tab.fill('input[name=email]', person.email);
+      await tab.fill('input[name=password]', PASSWORD);
+      await tab.click('button[type=submit]');
+      await tab.waitForSelector('text=Your device is connected');
+      await fits();
+      expect((await polling).claims()!.sub).toBe(person.id);
+    } finally {
+      await phone.close();
+    }
   });
 });
