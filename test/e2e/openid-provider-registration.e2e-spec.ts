@@ -147,6 +147,7 @@ describe('the OpenID provider’s dynamic client registration', () => {
       const refused = await t.api().post(`${issuer.pathname}/reg`).set('Content-Type', 'application/json').send(web);
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe('RATE_LIMITED');
+      expect([refused.headers['ratelimit-limit'], refused.headers['ratelimit-remaining']]).toEqual([String(OPEN_LIMIT), '0']);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     });
   });

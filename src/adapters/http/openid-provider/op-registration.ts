@@ -38,6 +38,9 @@ export class OpRegistrationEndpoint {
       const { limit, ttlSeconds } = this.config.rateLimits.opRegistration;
       const ttl = ttlSeconds * 1000;
       const record = await this.limits.increment(limitKey('opRegistration', ipTracker(req)), ttl, limit, ttl, 'opRegistration');
+      res.setHeader('RateLimit-Limit', String(limit));
+      res.setHeader('RateLimit-Remaining', String(record.isBlocked ? 0 : Math.max(0, limit - record.totalHits)));
+      res.setHeader('RateLimit-Reset', String(Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire)));
       if (record.isBlocked) {
         const rendered = renderError(new DomainError('RATE_LIMITED', 'Too many requests'));
         res.setHeader('Retry-After', String(Math.max(1, record.timeToBlockExpire)));
