@@ -123,4 +123,21 @@ describe('the OpenID provider’s device authorization grant', () => {
     const early = await poll();
     expect([early.status, early.body.error]).toEqual([400, 'slow_down']);
   });
+
+  // Last: it spends the wrong codes this address may enter for ten minutes.
+  it('browsers that drop their cookie for a fresh one are held by their address: 10 times the limit, then every entry is refused', async () => {
+    const config = await device();
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+    let wrong = 0;
+    let refused: Page | null = null;
+    while (!refused && wrong < 60) {
+      const page = await enter(new Browser(origin), started.verification_uri, 'ZZZZ-ZZZZ');
+      if (page.status === 429) refused = page;
+      else wrong += 1;
+    }
+    // 5 wrong codes of an earlier test came from this address too.
+    expect(wrong + 5).toBe(50);
+    const right = await enter(new Browser(origin), started.verification_uri, started.user_code);
+    expect(right.status).toBe(429);
+  });
 });

@@ -24,6 +24,8 @@ const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
 const AUTHORIZATION_SERVER_METADATA = /^\/\.well-known\/oauth-authorization-server\/realms\/([^/?#]+)\/?(\?.*)?$/;
 const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent))?\/?$/;
 const MAX_FORM_BYTES = '8kb';
+/** Wrong device codes from one client IP, all its browsers together: this many times a browser's limit. */
+const IP_DEVICE_CODE_FACTOR = 10;
 
 type PendingMfa = { mfaToken: string; amr: string[] };
 type Interaction = InteractionDetails & { pendingMfa?: PendingMfa };
@@ -231,7 +233,8 @@ export class OpenIdProviderMount {
    * A code typed on the device page (`code`, handed on as the provider's `user_code`): a browser
    * that entered RATE_LIMIT_DEVICE_CODE wrong codes (5 per 10 minutes) is refused, even with
    * the right one, until its window ends. Counted per browser (its provider session cookie), per
-   * client IP without one. True when refused (the page is answered).
+   * client IP without one, and per client IP for all its browsers together (ten times as many).
+   * True when refused (the page is answered).
    */
   private async deviceCodeRefused(req: Request, res: Response, realm: Realm, provider: OidcProvider): Promise<boolean> {
     await new Promise<void>((resolve, reject) => this.parseForm(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
@@ -243,20 +246,29 @@ export class OpenIdProviderMount {
     const code = typeof body.user_code === 'string' ? body.user_code : '';
     if (!code || body.confirm !== undefined || body.abort !== undefined) return false;
     const { limit, ttlSeconds } = this.config.rateLimits.deviceCode;
-    const key = createHash('sha256')
-      .update(`device-code\n${browserOf(req)}`)
-      .digest('base64url');
+    // The browser's count, and its address's: a browser that drops its cookie for a fresh one is
+    // still held, by IP_DEVICE_CODE_FACTOR times the limit for everyone behind that address.
+    const keyOf = (tracker: string) => createHash('sha256').update(`device-code\n${tracker}`).digest('base64url');
+    const counters = [
+      { key: keyOf(browserOf(req)), limit },
+      { key: keyOf(`all:${ipTracker(req)}`), limit: limit * IP_DEVICE_CODE_FACTOR },
+    ];
     const refuse = (retryAfterSeconds: number) => {
       res.setHeader('Retry-After', String(retryAfterSeconds));
       this.page(res, 429, messagePage('Too many wrong codes', 'Too many wrong codes were entered in this browser. Try again later.'));
       return true;
     };
-    const failures = await this.providers.deviceCodeFailures(realm.id, key);
-    if (failures.count >= limit) return refuse(failures.retryAfterSeconds);
+    for (const counter of counters) {
+      const failures = await this.providers.deviceCodeFailures(realm.id, counter.key);
+      if (failures.count >= counter.limit) return refuse(failures.retryAfterSeconds);
+    }
     const normalized = code.toUpperCase().replace(/\W/g, '');
     if (normalized && (await provider.DeviceCode.findByUserCode(normalized, { ignoreExpiration: true }))) return false;
-    if ((await this.providers.addDeviceCodeFailure(realm.id, key, ttlSeconds)) > limit) return refuse(ttlSeconds);
-    return false;
+    let over = false;
+    for (const counter of counters) {
+      if ((await this.providers.addDeviceCodeFailure(realm.id, counter.key, ttlSeconds)) > counter.limit) over = true;
+    }
+    return over ? refuse(ttlSeconds) : false;
   }
 
   /**
