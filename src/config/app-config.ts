@@ -58,6 +58,12 @@ export class AppConfig {
     signInVerify: RateLimit;
     /** Starts of identity-provider sign-ins and the providers' callbacks, per client IP. */
     federation: RateLimit;
+    /** Wrong user codes entered on the OpenID provider's device page, per browser (client IP without a cookie). */
+    deviceCode: RateLimit;
+    /** Requests to the OpenID provider's token endpoint, per client. */
+    opToken: RateLimit;
+    /** Dynamic client registrations of a realm whose registration is `open`, per client IP. */
+    opRegistration: RateLimit;
     default: RateLimit;
   };
   adminRequireMfa: boolean;

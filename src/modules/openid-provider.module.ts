@@ -1,11 +1,16 @@
 import { Module } from '@nestjs/common';
 import { ListAppsUseCase } from '../application/apps/list-apps.use-case';
 import { RevokeAppUseCase } from '../application/apps/revoke-app.use-case';
+import { SignOutFromAppUseCase } from '../application/apps/sign-out-from-app.use-case';
 import { AppsController } from '../adapters/http/controllers/apps.controller';
 import { IdTokenKeys } from '../application/ports/id-token-keys';
 import { OpClients } from '../application/ports/op-clients';
 import { OpGrants } from '../application/ports/op-grants';
 import { OpenIdProviderMount } from '../adapters/http/openid-provider/op-mount';
+import { OpRegistrationEndpoint } from '../adapters/http/openid-provider/op-registration';
+import { OpTokenLimits } from '../adapters/http/openid-provider/op-token-limits';
+import { RegisterClientUseCase } from '../application/clients/register-client.use-case';
+import { BackchannelLogoutDispatcher } from '../adapters/openid-provider/backchannel-logout-dispatcher';
 import { RepositoryOpClients } from '../adapters/openid-provider/repository-op-clients';
 import { OpSigningKeys } from '../adapters/openid-provider/op-signing-keys';
 import { RealmProviders } from '../adapters/openid-provider/realm-providers';
@@ -16,6 +21,7 @@ import { ClientsModule } from './clients.module';
 import { MfaModule } from './mfa.module';
 import { RateLimitModule } from './rate-limit.module';
 import { RealmSettingsModule } from './realm-settings.module';
+import { WebhooksModule } from './webhooks.module';
 
 /**
  * Every realm an OpenID provider: the providers (one per realm, made on first
@@ -24,11 +30,12 @@ import { RealmSettingsModule } from './realm-settings.module';
  * register them (ClientsModule).
  */
 @Module({
-  imports: [AuthModule, MfaModule, RealmSettingsModule, RateLimitModule, ClientsModule],
+  imports: [AuthModule, MfaModule, RealmSettingsModule, RateLimitModule, ClientsModule, WebhooksModule],
   controllers: [AppsController],
   providers: [
     ListAppsUseCase,
     RevokeAppUseCase,
+    SignOutFromAppUseCase,
     TypeOrmOpArtifacts,
     { provide: OpGrants, useExisting: TypeOrmOpArtifacts },
     TypeOrmIdTokenKeyStore,
@@ -37,7 +44,11 @@ import { RealmSettingsModule } from './realm-settings.module';
     { provide: OpClients, useClass: RepositoryOpClients },
     RealmProviders,
     OpenIdProviderMount,
+    RegisterClientUseCase,
+    OpRegistrationEndpoint,
+    OpTokenLimits,
+    BackchannelLogoutDispatcher,
   ],
-  exports: [OpGrants, OpClients, IdTokenKeys, RealmProviders, OpenIdProviderMount],
+  exports: [OpGrants, OpClients, IdTokenKeys, RealmProviders, OpenIdProviderMount, BackchannelLogoutDispatcher],
 })
 export class OpenIdProviderModule {}

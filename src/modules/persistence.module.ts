@@ -8,6 +8,7 @@ import { OneTimeTokenRepository } from '../application/ports/one-time-token.repo
 import { RealmRepository } from '../application/ports/realm.repository';
 import { RefreshTokenRepository } from '../application/ports/refresh-token.repository';
 import { RoleRepository } from '../application/ports/role.repository';
+import { SessionEndListener } from '../application/ports/session-end-listener';
 import { SessionRepository } from '../application/ports/session.repository';
 import { Transaction } from '../application/ports/transaction';
 import { UserRepository } from '../application/ports/user.repository';
@@ -18,6 +19,7 @@ import { TypeOrmIdentityProviderRepository } from '../adapters/persistence/typeo
 import { TypeOrmLinkedIdentityRepository } from '../adapters/persistence/typeorm-linked-identity.repository';
 import { TypeOrmMfaCredentialRepository } from '../adapters/persistence/typeorm-mfa-credential.repository';
 import { TypeOrmOneTimeTokenRepository } from '../adapters/persistence/typeorm-one-time-token.repository';
+import { TypeOrmOpSessionEnds } from '../adapters/persistence/typeorm-op-session-ends';
 import { TypeOrmReadinessProbe } from '../adapters/persistence/typeorm-readiness-probe';
 import { TypeOrmRealmRepository } from '../adapters/persistence/typeorm-realm.repository';
 import { TypeOrmRefreshTokenRepository } from '../adapters/persistence/typeorm-refresh-token.repository';
@@ -52,6 +54,8 @@ const repositories = [
     { provide: DataSource, inject: [AppConfig], useFactory: openDatabase },
     TypeOrmTransaction,
     { provide: Transaction, useExisting: TypeOrmTransaction },
+    // What ends with a session besides it: the OpenID provider's grants and back-channel logouts.
+    { provide: SessionEndListener, useClass: TypeOrmOpSessionEnds },
     ...repositories,
     TypeOrmAuditLog,
     TypeOrmServerSecrets,

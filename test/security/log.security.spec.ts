@@ -33,7 +33,7 @@ describe('LOG — logging (SECURITY.md)', () => {
     await t.app.get(OutboxDispatcher).dispatchDue();
   }
 
-  it('LOG-01 never logs passwords, tokens, TOTP secrets or codes, recovery codes, the admin token, email tokens or an identity provider’s client secret (whole scenario, trace level)', async () => {
+  it('LOG-01 never logs passwords, tokens, TOTP secrets or codes, recovery codes, the admin token, email tokens, an identity provider’s client secret or an OpenID client’s secret (whole scenario, trace level)', async () => {
     const secrets: Record<string, string> = {};
     const keep = (name: string, value: string) => {
       secrets[name] = value;
@@ -117,6 +117,24 @@ describe('LOG — logging (SECURITY.md)', () => {
     } finally {
       await federation.stop();
     }
+
+    // A client of the realm's OpenID provider: its secret as created and rotated, sent in a token request's body.
+    const opClient = await adminApi(t, root.accessToken, 'default')
+      .post('/clients')
+      .send({ name: 'Log job', type: 'confidential', grantTypes: ['client_credentials'], scopes: ['openid'] })
+      .expect(201);
+    keep('opClientSecret', opClient.body.clientSecret);
+    const rotatedSecret = await adminApi(t, root.accessToken, 'default')
+      .post(`/clients/${opClient.body.client.clientId}/rotate-secret`)
+      .send({});
+    keep('opRotatedClientSecret', rotatedSecret.body.clientSecret);
+    const opToken = await t
+      .api()
+      .post('/realms/default/token')
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: opClient.body.client.clientId, client_secret: rotatedSecret.body.clientSecret });
+    expect(opToken.status).toBe(200);
+    keep('opAccessToken', opToken.body.access_token);
 
     await new Promise((resolve) => setImmediate(resolve));
     const [row] = await t.dataSource.query(`SELECT password_hash FROM users WHERE email = $1`, [email]);

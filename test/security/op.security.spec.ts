@@ -1,11 +1,16 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
+import { SessionRepository } from '../../src/application/ports/session.repository';
 import { aClient, InMemoryOpClients, TEST_REDIRECT } from '../fakes/in-memory-op-clients';
 import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { authorizationRequest, Browser, listening, Page } from '../support/op-browser';
 import { createTestApp, TestApp } from '../support/test-app';
+import { ADMIN_ENV, adminApi, createRealm, superAdmin } from '../support/admin-flows';
+import { BackchannelReceiver, ReceivedLogout } from '../support/backchannel-receiver';
 
 const REDIRECT = TEST_REDIRECT;
 const LOOPBACK = 'http://127.0.0.1:8123/callback';
@@ -229,16 +234,287 @@ describe('OP — the realm as an OpenID provider (SECURITY.md)', () => {
     expect(new URL(page.location!).searchParams.get('error')).toBe('consent_required');
   });
 
-  it('OP-03 offline_access is granted only with consent (prompt=consent): without it, no refresh token', async () => {
+  it('OP-03 offline_access is granted only with consent (prompt=consent): without it, the refresh token ends with the session', async () => {
     const { config } = await client({ firstParty: true });
     const browser = new Browser(origin);
     const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid offline_access' });
-    const { page } = await signedIn(browser, request.url);
+    const { page, userId } = await signedIn(browser, request.url);
     const tokens = await oidc.authorizationCodeGrant(config, new URL(page.location!), {
       pkceCodeVerifier: request.verifier,
       expectedState: request.state,
       expectedNonce: request.nonce,
     });
-    expect(tokens.refresh_token).toBeUndefined();
+    expect(tokens.scope?.split(' ')).not.toContain('offline_access');
+    const grants: { scope: string }[] = await t.dataSource.query(
+      `SELECT payload->'openid'->>'scope' AS scope FROM op_artifacts WHERE model = 'Grant' AND payload->>'accountId' = $1`,
+      [userId],
+    );
+    expect(grants.map((g) => g.scope.split(' ')).flat()).not.toContain('offline_access');
+    // A refresh token it has is the session's: the session ends (its owner signs it out), so does the token.
+    const session = tokens.claims()!.sid as string;
+    await t.app.get(SessionRepository).revoke('default', session, new Date(), 'logout');
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe('OP — clients, sessions, devices and registration, with the clients of the admin API', () => {
+  const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+  let t: TestApp;
+  let origin: string;
+  let issuer: string;
+  let root: string;
+  let admin: ReturnType<typeof adminApi>;
+  let receiver: BackchannelReceiver;
+
+  beforeAll(async () => {
+    receiver = await BackchannelReceiver.start();
+    t = await createTestApp({
+      env: {
+        ...ADMIN_ENV,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        OUTBOX_POLL_INTERVAL_MS: '200',
+        RATE_LIMIT_DEVICE_CODE: '5/600',
+        RATE_LIMIT_OP_REGISTRATION: '10/3600',
+      },
+    });
+    origin = await listening(t);
+    issuer = `${origin}/realms/default`;
+    root = (await superAdmin(t)).accessToken;
+    admin = adminApi(t, root, 'default');
+    expect((await admin.post('/resources').send({ identifier: API, name: 'Orders', scopes: [{ name: 'orders:read' }] })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.stop();
+  });
+
+  const discover = (clientId: string, auth: oidc.ClientAuth, at = issuer) =>
+    oidc.discovery(new URL(at), clientId, undefined, auth, { execute: [oidc.allowInsecureRequests] });
+
+  async function created(body: Record<string, unknown>) {
+    const res = await admin.post('/clients').send(body);
+    expect(res.status).toBe(201);
+    return { clientId: res.body.client.clientId as string, secret: res.body.clientSecret as string | undefined };
+  }
+
+  async function signedIn(config: oidc.Configuration, params: Record<string, string> = {}) {
+    const person = await register(t, uniqueEmail('op-sec-admin'));
+    const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid', ...params });
+    const browser = new Browser(origin);
+    let page = await browser.open(request.url.href);
+    page = await browser.submit(page, { email: person.email, password: PASSWORD });
+    if (!page.location) page = await browser.submit(page, { decision: 'allow' });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.location!), {
+      pkceCodeVerifier: request.verifier,
+      expectedState: request.state,
+      expectedNonce: request.nonce,
+    });
+    return { person, tokens, sid: tokens.claims()!.sid as string };
+  }
+
+  it('OP-04 a wrong or rotated client secret → invalid_client; only a hash of the secret is stored', async () => {
+    const { clientId, secret } = await created({
+      name: 'Job',
+      type: 'confidential',
+      grantTypes: ['client_credentials'],
+      resources: [API],
+      scopes: ['orders:read'],
+    });
+    expect(Buffer.from(secret!, 'base64url').length).toBeGreaterThanOrEqual(32);
+    const grant = async (presented: string) =>
+      oidc.clientCredentialsGrant(await discover(clientId, oidc.ClientSecretPost(presented)), { scope: 'orders:read', resource: API });
+    await expect(grant(`${secret!.slice(0, -1)}${secret!.endsWith('A') ? 'B' : 'A'}`)).rejects.toMatchObject({
+      status: 401,
+      error: 'invalid_client',
+    });
+    expect((await grant(secret!)).access_token).toBeTruthy();
+    const rotated = (await admin.post(`/clients/${clientId}/rotate-secret`).send({})).body.clientSecret as string;
+    await expect(grant(secret!)).rejects.toMatchObject({ status: 401, error: 'invalid_client' });
+    expect((await grant(rotated)).access_token).toBeTruthy();
+    const stored = JSON.stringify([
+      await t.dataSource.query(`SELECT * FROM oauth_clients WHERE client_id = $1`, [clientId]),
+      await t.dataSource.query(`SELECT payload FROM op_artifacts`),
+    ]);
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(rotated);
+  });
+
+  it('OP-04 a private_key_jwt assertion works once: replayed, or for another audience → invalid_client', async () => {
+    const pair = await jose.generateKeyPair('ES256');
+    const jwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+    const jwks = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+    );
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = jwks.address() as AddressInfo;
+      const { clientId } = await created({
+        name: 'Signed job',
+        type: 'confidential',
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        jwksUri: `http://127.0.0.1:${port}/jwks`,
+        grantTypes: ['client_credentials'],
+        resources: [API],
+        scopes: ['orders:read'],
+      });
+      const assertion = (audience: string) =>
+        new jose.SignJWT({ jti: `jti-${Math.random()}` })
+          .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+          .setIssuer(clientId)
+          .setSubject(clientId)
+          .setAudience(audience)
+          .setIssuedAt()
+          .setExpirationTime('60s')
+          .sign(pair.privateKey);
+      const present = (jwt: string) =>
+        t.api().post('/realms/default/token').type('form').send({
+          grant_type: 'client_credentials',
+          scope: 'orders:read',
+          resource: API,
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: jwt,
+        });
+      const once = await assertion(issuer);
+      expect((await present(once)).status).toBe(200);
+      const replayed = await present(once);
+      expect([replayed.status, replayed.body.error]).toEqual([401, 'invalid_client']);
+      const elsewhere = await present(await assertion('https://another.example/token'));
+      expect([elsewhere.status, elsewhere.body.error]).toEqual([401, 'invalid_client']);
+    } finally {
+      jwks.close();
+    }
+  });
+
+  it('OP-04 a public client is never given client credentials', async () => {
+    const refused = await admin.post('/clients').send({ name: 'SPA', type: 'public', grantTypes: ['client_credentials'] });
+    expect(refused.status).toBe(400);
+  });
+
+  it('OP-05 an administrator revokes the session: a verifiable logout+jwt with its sid reaches the app within 10 s, and its refresh → invalid_grant', async () => {
+    const { clientId } = await created({
+      name: 'Web',
+      type: 'public',
+      redirectUris: [REDIRECT],
+      firstParty: true,
+      backchannelLogoutUri: receiver.url,
+    });
+    const config = await discover(clientId, oidc.None());
+    const { person, tokens, sid } = await signedIn(config);
+    expect((await admin.delete(`/sessions/${sid}`)).status).toBe(200);
+    const logout: ReceivedLogout = await receiver.waitFor((l) => jose.decodeJwt(l.logoutToken).sid === sid, 10_000);
+    const { payload } = await jose.jwtVerify(logout.logoutToken, jose.createRemoteJWKSet(new URL(`${issuer}/jwks`)), {
+      issuer,
+      audience: clientId,
+      typ: 'logout+jwt',
+    });
+    expect(payload).toMatchObject({ sub: person.id, sid, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+    expect(payload.nonce).toBeUndefined();
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('OP-05 an offline_access refresh token survives a plain logout but not a password reset', async () => {
+    const { clientId } = await created({ name: 'Partner', type: 'public', redirectUris: [REDIRECT] });
+    const config = await discover(clientId, oidc.None());
+    const { person, tokens, sid } = await signedIn(config, { scope: 'openid offline_access', prompt: 'consent' });
+    const signedInAgain = await t.api().post('/api/v1/auth/login').send({ email: person.email, password: PASSWORD });
+    const logout = await t
+      .api()
+      .delete(`/api/v1/auth/sessions/${sid}`)
+      .set(...bearer(signedInAgain.body.tokens.accessToken));
+    expect(logout.status).toBe(200);
+    const kept = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect((await admin.post(`/users/${person.id}/reset-password`).send({ password: 'a brand new password 42' })).status).toBe(200);
+    await expect(oidc.refreshTokenGrant(config, kept.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  describe('devices', () => {
+    async function started() {
+      const { clientId } = await created({ name: 'TV', type: 'public', grantTypes: [DEVICE_CODE], firstParty: true });
+      const config = await discover(clientId, oidc.None());
+      return { clientId, config, response: await oidc.initiateDeviceAuthorization(config, { scope: 'openid' }) };
+    }
+    const enter = async (browser: Browser, uri: string, code: string) => browser.submit(await browser.open(uri), { code });
+
+    it('OP-06 user codes are 8 letters of BCDFGHJKLMNPQRSTVWXZ, valid 10 minutes', async () => {
+      const codes = await Promise.all([started(), started(), started()]);
+      for (const { response } of codes) {
+        expect(response.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+        expect(response.expires_in).toBe(600);
+      }
+      expect(new Set(codes.map((c) => c.response.user_code)).size).toBe(3);
+    });
+
+    it('OP-06 the 6th wrong entry in a browser is refused even with the right code', async () => {
+      const { response } = await started();
+      const browser = new Browser(origin);
+      for (let n = 0; n < 5; n++) expect((await enter(browser, response.verification_uri, 'ZZZZ-ZZZZ')).status).toBe(200);
+      const sixth = await enter(browser, response.verification_uri, response.user_code);
+      expect(sixth.status).toBe(429);
+      expect(sixth.html).not.toContain('name="confirm"');
+    });
+
+    it('OP-06 an expired device code → expired_token; polling faster than the interval → slow_down', async () => {
+      const { clientId, response } = await started();
+      const poll = () =>
+        t
+          .api()
+          .post('/realms/default/token')
+          .type('form')
+          .send({ grant_type: DEVICE_CODE, device_code: response.device_code, client_id: clientId });
+      expect((await poll()).body.error).toBe('authorization_pending');
+      expect((await poll()).body.error).toBe('slow_down');
+      // Ten minutes later (the stored code's own expiry, as the provider signed it).
+      await t.dataSource.query(
+        `UPDATE op_artifacts SET payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::int - 1)) WHERE model = 'DeviceCode' AND payload->>'clientId' = $1`,
+        [clientId],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      expect((await poll()).body.error).toBe('expired_token');
+    }, 20_000);
+  });
+
+  describe('dynamic registration', () => {
+    let counter = 0;
+    async function realmWith(mode?: 'token' | 'open') {
+      const realm = `op-sec-reg-${++counter}-${Date.now().toString(36)}`;
+      await createRealm(t, root, realm);
+      const api = adminApi(t, root, realm);
+      if (mode) expect((await api.patch('/realm').send({ settings: { clientRegistration: mode } })).status).toBe(200);
+      return { realm, api };
+    }
+    const post = (realm: string, body: Record<string, unknown>, token?: string) => {
+      const req = t.api().post(`/realms/${realm}/reg`).set('Content-Type', 'application/json');
+      return (token ? req.set('Authorization', `Bearer ${token}`) : req).send(body);
+    };
+    const app = { client_name: 'Self-registered', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
+
+    it('OP-07 registration is closed by default', async () => {
+      const { realm, api } = await realmWith();
+      expect((await api.get('/realm')).body.realm.settings.clientRegistration).toBe('closed');
+      expect((await post(realm, app)).status).toBe(404);
+    });
+
+    it('OP-07 open registration cannot mint privilege: client_credentials or a secret are refused, firstParty is ignored', async () => {
+      const { realm, api } = await realmWith('open');
+      const credentials = await post(realm, { ...app, grant_types: ['client_credentials'] });
+      expect([credentials.status, credentials.body.error]).toEqual([400, 'invalid_client_metadata']);
+      const confidential = await post(realm, { ...app, token_endpoint_auth_method: 'client_secret_basic' });
+      expect([confidential.status, confidential.body.error]).toEqual([400, 'invalid_client_metadata']);
+      const registered = await post(realm, { ...app, first_party: true, firstParty: true });
+      expect(registered.status).toBe(201);
+      expect(registered.body.client_secret).toBeUndefined();
+      const listed = (await api.get(`/clients/${registered.body.client_id}`)).body.client;
+      expect(listed).toMatchObject({ type: 'public', firstParty: false, registeredBy: 'dynamic', grantTypes: ['authorization_code'] });
+    });
+
+    it('OP-07 an initial access token works once: its second use → 401', async () => {
+      const { realm, api } = await realmWith('token');
+      const token = (await api.post('/initial-access-tokens').send({})).body.initialAccessToken as string;
+      expect((await post(realm, app)).status).toBe(401);
+      expect((await post(realm, app, token)).status).toBe(201);
+      const again = await post(realm, app, token);
+      expect([again.status, again.body.error]).toEqual([401, 'invalid_token']);
+    });
   });
 });

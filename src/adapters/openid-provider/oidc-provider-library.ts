@@ -17,6 +17,8 @@ export interface OidcContext {
     provider: OidcProvider;
   };
   req: IncomingMessage;
+  set(header: string, value: string): void;
+  response: { get(header: string): string };
   type?: string;
   body?: unknown;
   status?: number;
@@ -52,6 +54,12 @@ export interface OidcGrant {
   destroy(): Promise<void>;
 }
 
+export interface OidcIdToken {
+  mask: Record<string, unknown>;
+  set(claim: string, value: unknown): void;
+  issue(options: { use: 'logout' | 'idtoken' }): Promise<string>;
+}
+
 export interface InteractionDetails {
   uid: string;
   prompt: { name: string; reasons: string[]; details: Record<string, unknown> };
@@ -85,6 +93,9 @@ export interface OidcProvider {
   ): Promise<string>;
   Grant: (new (properties: { accountId: string; clientId: string }) => OidcGrant) & { find(id: string): Promise<OidcGrant | undefined> };
   Client: { prototype: Record<string, unknown>; find(id: string): Promise<OidcClient | undefined> };
+  DeviceCode: { findByUserCode(userCode: string, options?: { ignoreExpiration?: boolean }): Promise<{ clientId: string } | undefined> };
+  /** The library's ID token model, which also makes logout tokens (`issue({ use: 'logout' })`). */
+  IdToken: new (claims: Record<string, unknown>, options: { client: OidcClient; ctx: undefined }) => OidcIdToken;
   Session: { prototype: Record<string, unknown>; IN_PAYLOAD: string[] };
   Interaction: { IN_PAYLOAD: string[] };
   on(event: string, listener: (...args: unknown[]) => void): void;

@@ -41,7 +41,9 @@ export function clientMetadata(client: OpClient): OpPayload {
     // The OpenID scopes it may ask for; resource scopes are checked against its resources.
     ...(openidScopes.length ? { scope: openidScopes.join(' ') } : {}),
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
-    ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri } : {}),
+    ...(client.backchannelLogoutUri
+      ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }
+      : {}),
     first_party: client.firstParty,
     resources: client.resources,
     ...(client.accessTokenTtlSeconds ? { access_token_ttl: client.accessTokenTtlSeconds } : {}),

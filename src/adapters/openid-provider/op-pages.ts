@@ -99,6 +99,96 @@ ${items.join('\n')}
   );
 }
 
+/**
+ * The device page (RFC 8628's verification URI): the code a TV or a command-line tool shows,
+ * typed in with or without its dash, in any case (`code`; the provider reads it as `user_code`).
+ */
+export function deviceCodePage(
+  realmName: string,
+  form: { action: string; xsrf: string },
+  options: { error?: string | null; code?: string } = {},
+): string {
+  return page(
+    `Connect a device – ${realmName}`,
+    `<h1>Connect a device</h1>
+<p>Enter the code your device shows.</p>
+${alert(options.error ?? null)}<form method="post" action="${escapeHtml(form.action)}">
+<input type="hidden" name="xsrf" value="${escapeHtml(form.xsrf)}">
+<p><label for="code">Code</label>
+<input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="16" placeholder="XXXX-XXXX" required value="${escapeHtml(options.code ?? '')}"></p>
+<p><button type="submit">Continue</button></p>
+</form>`,
+  );
+}
+
+/** The device's code was found: the user confirms that this is the device they are connecting. */
+export function deviceConfirmPage(realmName: string, clientName: string, form: { action: string; xsrf: string; code: string }): string {
+  const hidden = `<input type="hidden" name="xsrf" value="${escapeHtml(form.xsrf)}">
+<input type="hidden" name="code" value="${escapeHtml(form.code)}">`;
+  return page(
+    `Connect a device – ${realmName}`,
+    `<h1>Connect ${escapeHtml(clientName)}?</h1>
+<p>Continue only if your device shows the code <strong>${escapeHtml(form.code)}</strong>.</p>
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden}
+<p><button type="submit" name="confirm" value="yes">Continue</button>
+<button type="submit" name="abort" value="yes">Cancel</button></p>
+</form>`,
+  );
+}
+
+/** The device is connected (or refused): the user goes back to it. */
+export function deviceDonePage(realmName: string): string {
+  return page(
+    `Device connected – ${realmName}`,
+    `<h1>Your device is connected</h1>\n<p>You can go back to your device and close this page.</p>`,
+  );
+}
+
+/** The script that submits the logout form at once, when the app's ID token names this very session. */
+export const LOGOUT_AUTO_SUBMIT = 'document.forms[0].submit();';
+
+/**
+ * RP-initiated logout: the user confirms ending the session (or stays signed in). `automatic`:
+ * the app's ID token named this session, so the form carries `logout=yes` and submits itself
+ * (a button does it without JavaScript).
+ */
+export function logoutPage(
+  context: { realmName: string; clientName: string | null },
+  form: { action: string; xsrf: string },
+  automatic: boolean,
+): string {
+  const from = context.clientName ? ` (asked by ${escapeHtml(context.clientName)})` : '';
+  const hidden = `<input type="hidden" name="xsrf" value="${escapeHtml(form.xsrf)}">`;
+  if (automatic) {
+    return page(
+      `Signing out – ${context.realmName}`,
+      `<h1>Signing you out${from}</h1>
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden}
+<input type="hidden" name="logout" value="yes">
+<p><button type="submit">Continue</button></p>
+</form>
+<script>${LOGOUT_AUTO_SUBMIT}</script>`,
+    );
+  }
+  return page(
+    `Sign out – ${context.realmName}`,
+    `<h1>Sign out of ${escapeHtml(context.realmName)}?</h1>
+<p>You will be signed out of every app that uses this sign-in${from}.</p>
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden}
+<p><button type="submit" name="logout" value="yes">Sign out</button>
+<button type="submit">Stay signed in</button></p>
+</form>`,
+  );
+}
+
+/** After a logout with no address to return to. */
+export function signedOutPage(realmName: string): string {
+  return page(`Signed out – ${realmName}`, `<h1>You are signed out</h1>\n<p>You can close this page.</p>`);
+}
+
 export function messagePage(title: string, message: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ACCESS_TOKEN_ALGORITHM, realmIssuer } from '../../application/ports/access-tokens';
 import { DPOP_PROOF_ALGORITHMS } from '../../application/ports/dpop-proof-verifier';
@@ -16,8 +17,18 @@ import { TypeOrmServerSecrets } from '../persistence/typeorm-server-secrets';
 import { TypeOrmOpArtifacts } from '../persistence/typeorm-op-artifacts';
 import { OP_SCOPES, opAdapterFor } from './op-artifact-adapter';
 import { OpSigningKeys } from './op-signing-keys';
-import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule } from './oidc-provider-library';
-import { renderProviderError } from './op-pages';
+import { OidcClient, OidcContext, OidcProvider, oidcProviderLibrary, OidcProviderModule, OidcSession } from './oidc-provider-library';
+import {
+  deviceCodePage,
+  deviceConfirmPage,
+  deviceDonePage,
+  LOGOUT_AUTO_SUBMIT,
+  logoutPage,
+  renderProviderError,
+  signedOutPage,
+} from './op-pages';
+import { SignOutFromAppUseCase } from '../../application/apps/sign-out-from-app.use-case';
+import { OutboundConnector } from '../outbound/outbound-connector';
 
 /** What `extraTokenClaims` reads of a token the library is about to issue. */
 interface OpAccessToken {
@@ -46,6 +57,8 @@ const CLAIMS = {
   roles: ['roles'],
 };
 const CODE_TTL_SECONDS = 60;
+/** A device's user code and device code live this long (RFC 8628). */
+export const DEVICE_CODE_TTL_SECONDS = 600;
 const ID_TOKEN_TTL_SECONDS = 3600;
 const INTERACTION_TTL_SECONDS = 600;
 /** A consent is remembered this long (or until the user revokes it). */
@@ -93,7 +106,21 @@ export class RealmProviders {
     private readonly secrets: TypeOrmServerSecrets,
     private readonly clock: Clock,
     private readonly hooks: SignInHooks,
+    private readonly signOut: SignOutFromAppUseCase,
+    private readonly connector: OutboundConnector,
   ) {}
+
+  /**
+   * The provider's requests out (a client's `jwks_uri` for `private_key_jwt`) follow the webhooks'
+   * address rules through the outbound connector, instead of the library's own fetch.
+   */
+  private readonly outboundFetch = (url: string, options: RequestInit): Promise<Response> =>
+    this.connector.fetcher({
+      allowHttp: this.config.webhookAllowHttp,
+      allowPrivateNetworks: this.config.webhookAllowPrivateNetworks,
+      field: 'jwksUri',
+      timeoutMs: this.config.webhookTimeoutMs,
+    })(url, { method: options.method, headers: options.headers, body: options.body });
 
   /** The realm, or null when there is none by that id. */
   async realm(id: string): Promise<Realm | null> {
@@ -124,6 +151,16 @@ export class RealmProviders {
     return realmIssuer(this.config.issuer, realmId);
   }
 
+  /** Wrong device codes a browser (`key`) entered in its current window (TypeOrmOpArtifacts). */
+  deviceCodeFailures(realmId: string, key: string): Promise<{ count: number; retryAfterSeconds: number }> {
+    return this.artifacts.deviceCodeFailures(realmId, key);
+  }
+
+  /** Counts one more wrong device code of `key`; returns the count in its window. */
+  addDeviceCodeFailure(realmId: string, key: string, windowSeconds: number): Promise<number> {
+    return this.artifacts.addDeviceCodeFailure(realmId, key, windowSeconds);
+  }
+
   /** A keyed hash for the interaction pages' CSRF tokens, shared by every instance. */
   async formSecret(): Promise<Buffer> {
     return Buffer.from(await this.secrets.get('op-form-secret', () => randomBytes(32).toString('base64url')), 'utf8');
@@ -136,8 +173,32 @@ export class RealmProviders {
     // The mount names API_URL's host and scheme in X-Forwarded-Host/-Proto (op-mount.ts).
     provider.proxy = true;
     patchProvider(provider);
+    this.endServiceSessionOnLogout(library, provider, realm);
     provider.on('server_error', (_ctx: unknown, error: unknown) => this.logger.error(`realm ${realm.id}: ${String(error)}`));
     return provider;
+  }
+
+  /**
+   * RP-initiated logout ends the service's session: the provider destroys its own session only
+   * once the user confirmed on the logout page (its form's xsrf checked), and the service's is
+   * revoked just before, while the provider's still names the apps that were signed in with it.
+   */
+  private endServiceSessionOnLogout(library: OidcProviderModule, provider: OidcProvider, realm: Realm): void {
+    const signOut = this.signOut;
+    const destroy = provider.Session.prototype.destroy as (this: OidcSession) => Promise<void>;
+    provider.Session.prototype.destroy = async function (this: OidcSession) {
+      const ctx = library.default.ctx;
+      if (this.serviceSessionId && this.accountId) {
+        await signOut.execute({
+          realmId: realm.id,
+          sessionId: this.serviceSessionId,
+          userId: this.accountId,
+          clientId: (this as { state?: { clientId?: string } }).state?.clientId ?? null,
+          ip: (ctx?.req as (IncomingMessage & { ip?: string }) | undefined)?.ip ?? '',
+        });
+      }
+      return destroy.call(this);
+    };
   }
 
   private configuration(
@@ -201,7 +262,10 @@ export class RealmProviders {
         short: { httpOnly: true, sameSite: 'lax', signed: true, path: `/realms/${realmId}` },
         keys: [cookieKey],
       },
+      fetch: this.outboundFetch,
       claims: CLAIMS,
+      // The registration endpoint is the service's own (op-registration.ts), published while open to registrations.
+      discovery: realm.policy.clientRegistration === 'closed' ? {} : { registration_endpoint: `${this.issuerOf(realmId)}/reg` },
       scopes: OP_SCOPES,
       responseTypes: ['code'],
       subjectTypes: ['public'],
@@ -215,6 +279,9 @@ export class RealmProviders {
       extraClientMetadata: { properties: ['first_party', 'resources', 'access_token_ttl'] },
       allowOmittingSingleRegisteredRedirectUri: false,
       pkce: { required: () => true },
+      // A client allowed the refresh_token grant gets a refresh token; without offline_access (and
+      // its consent) it ends with the session it was issued in.
+      issueRefreshToken: async (_ctx: OidcContext, client: OidcClient) => client.grantTypeAllowed('refresh_token'),
       conformIdTokenClaims: true,
       enabledJWA: {
         idTokenSigningAlgValues: ['RS256', 'ES256'],
@@ -236,7 +303,31 @@ export class RealmProviders {
         },
         userinfo: { enabled: true },
         dPoP: { enabled: true },
-        rpInitiatedLogout: { enabled: true },
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: async (ctx: OidcContext, form: string) => logoutSource(ctx, form, realm),
+          postLogoutSuccessSource: async (ctx: OidcContext) => {
+            ctx.body = signedOutPage(realm.name);
+          },
+        },
+        // RFC 8628: codes of 8 letters of BCDFGHJKLMNPQRSTVWXZ shown as XXXX-XXXX, on the service's pages.
+        deviceFlow: {
+          enabled: true,
+          charset: 'base-20',
+          mask: '****-****',
+          userCodeInputSource: async (ctx: OidcContext, form: string, _out: unknown, error?: Error & { userCode?: string }) => {
+            ctx.body = deviceCodePage(realm.name, libraryForm(form), { error: deviceCodeError(error), code: error?.userCode });
+          },
+          userCodeConfirmSource: async (ctx: OidcContext, form: string, client: OidcClient, _info: unknown, userCode: string) => {
+            const name = String(client.clientName ?? client.clientId);
+            ctx.body = deviceConfirmPage(realm.name, name, { ...libraryForm(form), code: userCode });
+          },
+          successSource: async (ctx: OidcContext) => {
+            ctx.body = deviceDonePage(realm.name);
+          },
+        },
+        // Logout tokens go out from the outbox when the service's session ends (BackchannelLogoutDispatcher).
+        backchannelLogout: { enabled: true },
         registration: { enabled: false },
         resourceIndicators: {
           enabled: true,
@@ -255,6 +346,7 @@ export class RealmProviders {
         ClientCredentials: (_ctx: OidcContext, token: { resourceServer?: { accessTokenTTL?: number } }, client: OidcClient) =>
           token.resourceServer?.accessTokenTTL ?? extras(client).accessTokenTtl ?? policy.accessTokenTtlSeconds,
         AuthorizationCode: CODE_TTL_SECONDS,
+        DeviceCode: DEVICE_CODE_TTL_SECONDS,
         IdToken: ID_TOKEN_TTL_SECONDS,
         Interaction: INTERACTION_TTL_SECONDS,
         Session: policy.sessionLifetime.maxLifetimeSeconds,
@@ -314,6 +406,61 @@ export class RealmProviders {
   }
 }
 
+/** Where the library's own form posts and its xsrf value: the service's pages post the same. */
+function libraryForm(html: string): { action: string; xsrf: string } {
+  return {
+    action: /action="([^"]+)"/.exec(html)?.[1] ?? '',
+    xsrf: /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '',
+  };
+}
+
+/** What the device page says about the library's answer to an entered code. */
+function deviceCodeError(error: Error | undefined): string | null {
+  switch (error?.name) {
+    case undefined:
+      return null;
+    case 'NotFoundError':
+    case 'NoCodeError':
+      return 'That code is not valid. Check the code on your device and try again.';
+    case 'ExpiredError':
+      return 'That code has expired. Start again on your device.';
+    case 'AlreadyUsedError':
+      return 'That code has already been used. Start again on your device.';
+    case 'AbortedError':
+      return 'The device was not connected.';
+    default:
+      return 'This request cannot be completed. Start again on your device.';
+  }
+}
+
+/**
+ * The service's logout page. The app's ID token naming this very session (its `sid`) needs no
+ * confirmation: the form submits itself. The page's CSP is the console's, allowing the app's
+ * post-logout address as a form target (the confirmation redirects there) and, for the form that
+ * submits itself, that one script by its hash.
+ */
+function logoutSource(ctx: OidcContext, form: string, realm: Realm): void {
+  const { session, params, client, entities } = ctx.oidc;
+  const { action, xsrf } = libraryForm(form);
+  const hint = (entities.IdTokenHint as { payload?: { sid?: unknown; sub?: unknown } } | undefined)?.payload;
+  const automatic = !!hint && !!session?.serviceSessionId && hint.sid === session.serviceSessionId && hint.sub === session.accountId;
+  // The mount answers the logout pages under the console's CSP (op-mount.ts); this page widens it.
+  let csp = ctx.response.get('content-security-policy');
+  const returnTo = typeof params?.post_logout_redirect_uri === 'string' ? params.post_logout_redirect_uri : null;
+  const returnOrigin = returnTo && /^https?:/.test(returnTo) ? new URL(returnTo).origin : null;
+  if (returnOrigin) csp = csp.replace("form-action 'self'", `form-action 'self' ${returnOrigin}`);
+  if (automatic) {
+    const digest = createHash('sha256').update(LOGOUT_AUTO_SUBMIT).digest('base64');
+    csp = csp.replace("script-src 'self'", `script-src 'self' 'sha256-${digest}'`);
+  }
+  if (csp) ctx.set('content-security-policy', csp);
+  ctx.body = logoutPage(
+    { realmName: realm.name, clientName: client ? String(client.clientName ?? client.clientId) : null },
+    { action, xsrf },
+    automatic,
+  );
+}
+
 /** The claims of `scope` (space-separated) for the user. */
 export function claimsOf(user: User, scope: string): Record<string, unknown> {
   const scopes = new Set(scope.split(' '));
@@ -353,6 +500,8 @@ function patchProvider(provider: OidcProvider): void {
     return secretMatches(this.clientSecret, actual);
   };
   provider.Client.prototype.includeSid = () => true;
+  // Back-channel logout is sent from the outbox when the service's session ends, never inline here.
+  provider.Client.prototype.backchannelLogout = async () => undefined;
   const session = provider.Session.IN_PAYLOAD;
   Object.defineProperty(provider.Session, 'IN_PAYLOAD', { get: () => [...session, 'serviceSessionId'] });
   // A sign-in's second step waits in the interaction: its mfaToken never leaves the server.

@@ -25,6 +25,7 @@ import { RealmClientRegistration1764320000000 } from '../../../migrations/176432
 import { ClientsAndResources1764330000000 } from '../../../migrations/1764330000000-clients-and-resources';
 import { OpenidProvider1764420000000 } from '../../../migrations/1764420000000-openid-provider';
 import { Hooks1764500000000 } from '../../../migrations/1764500000000-hooks';
+import { OpSessionEnds1764510000000 } from '../../../migrations/1764510000000-op-session-ends';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   ClientsAndResources1764330000000,
   OpenidProvider1764420000000,
   Hooks1764500000000,
+  OpSessionEnds1764510000000,
 ];
 
 /**

@@ -6,6 +6,9 @@ import { QUERY_CANCELED, sqlState } from './database-errors';
 import { ENDED_OPEN } from './session.mapper';
 import { TypeOrmTransaction } from './typeorm-transaction';
 
+/** Back-channel logouts sent or given up are kept this long (a week) for diagnosis. */
+const BACKCHANNEL_LOGOUT_RETENTION_MS = 7 * 86_400_000;
+
 /**
  * How long one purge statement may run, and so hold the locks of the rows it deletes, before
  * PostgreSQL cancels it (`statement_timeout`, set for its transaction only). A cancelled
@@ -126,7 +129,7 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
   }
 
   async purgeExpiredOpArtifacts(expiredBefore: Date, limit: number): Promise<number> {
-    return this.inBatches(
+    const artifacts = await this.inBatches(
       limit,
       `WITH gone AS (
          DELETE FROM op_artifacts WHERE (realm_id, model, id) IN (
@@ -135,6 +138,17 @@ export class TypeOrmExpiredDataPurger implements ExpiredDataPurger {
        SELECT count(*)::int AS n FROM gone`,
       (size) => [expiredBefore, size],
     );
+    if (artifacts >= limit) return artifacts;
+    const logouts = await this.inBatches(
+      limit - artifacts,
+      `WITH gone AS (
+         DELETE FROM op_backchannel_logouts WHERE id IN (
+           SELECT id FROM op_backchannel_logouts WHERE status <> 'pending' AND created_at < $1 LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      (size) => [new Date(expiredBefore.getTime() - BACKCHANNEL_LOGOUT_RETENTION_MS), size],
+    );
+    return artifacts + logouts;
   }
 
   /**

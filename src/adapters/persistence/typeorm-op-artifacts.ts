@@ -63,6 +63,33 @@ export class TypeOrmOpArtifacts implements OpGrants {
     await this.tx.manager.query(`DELETE FROM op_artifacts WHERE realm_id = $1 AND grant_id = $2`, [realmId, grantId]);
   }
 
+  /** Wrong device codes entered by one browser (`key`) in its current window; 0 when none. */
+  async deviceCodeFailures(realmId: string, key: string): Promise<{ count: number; retryAfterSeconds: number }> {
+    const rows: { count: number; left: number }[] = await this.tx.manager.query(
+      `SELECT (payload->>'count')::int AS count, ceil(extract(epoch FROM expires_at - now()))::int AS left
+         FROM op_artifacts WHERE realm_id = $1 AND model = 'DeviceCodeFailures' AND id = $2 AND expires_at > now()`,
+      [realmId, key],
+    );
+    return { count: Number(rows[0]?.count ?? 0), retryAfterSeconds: Math.max(1, Number(rows[0]?.left ?? 1)) };
+  }
+
+  /** Counts one more wrong device code of `key` in one statement (a window of `windowSeconds` from the first); returns the count. */
+  async addDeviceCodeFailure(realmId: string, key: string, windowSeconds: number): Promise<number> {
+    const rows = unwrapRows<{ count: number }>(
+      await this.tx.manager.query(
+        `INSERT INTO op_artifacts (realm_id, model, id, payload, expires_at)
+         VALUES ($1, 'DeviceCodeFailures', $2, '{"count": 1}'::jsonb, now() + make_interval(secs => $3))
+         ON CONFLICT (realm_id, model, id) DO UPDATE SET
+           payload = CASE WHEN op_artifacts.expires_at <= now() THEN EXCLUDED.payload
+                          ELSE jsonb_build_object('count', (op_artifacts.payload->>'count')::int + 1) END,
+           expires_at = CASE WHEN op_artifacts.expires_at <= now() THEN EXCLUDED.expires_at ELSE op_artifacts.expires_at END
+         RETURNING (payload->>'count')::int AS count`,
+        [realmId, key, windowSeconds],
+      ),
+    );
+    return Number(rows[0]?.count ?? 1);
+  }
+
   async listForUser(realmId: string, userId: string): Promise<AppGrant[]> {
     const rows: { client_id: string; payload: OpPayload; last_used: string | number | null }[] = await this.tx.manager.query(
       `SELECT DISTINCT ON (g.payload->>'clientId') g.payload->>'clientId' AS client_id, g.payload,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
+import { SessionEndListener } from '../../application/ports/session-end-listener';
 import { SessionQuery, SessionRepository } from '../../application/ports/session.repository';
 import { Session, SessionLifetime } from '../../domain/session/session';
 import { SessionRecord } from './records/session.record';
@@ -22,9 +23,17 @@ const ENDED_OPEN_COUNT = `(
        AND s.created_at <= $2::timestamptz - make_interval(secs => $4)
        AND s.last_active_at > $2::timestamptz - make_interval(secs => $3) AND s.expires_at > $2))`;
 
+/**
+ * Every way a session ends passes through `revoke`, `revokeAllForUser` or the `save` of a flag;
+ * each tells the SessionEndListener in the same transaction (the apps signed in through the
+ * session lose its grants and are sent a back-channel logout).
+ */
 @Injectable()
 export class TypeOrmSessionRepository implements SessionRepository {
-  constructor(private readonly tx: TypeOrmTransaction) {}
+  constructor(
+    private readonly tx: TypeOrmTransaction,
+    private readonly ends: SessionEndListener,
+  ) {}
 
   /** Batchable (`TypeOrmTransaction.write`). */
   async insert(session: Session): Promise<void> {
@@ -66,8 +75,15 @@ export class TypeOrmSessionRepository implements SessionRepository {
     const { id, realmId, userId: _userId, createdAt: _createdAt, ...fields } = toSessionRecord(session);
     // A live copy is written only over a live row: a revocation committed since it was read stays.
     const criteria = fields.revokedAt ? { id, realmId } : { id, realmId, revokedAt: IsNull() };
-    const result = await this.tx.manager.getRepository(SessionRecord).update(criteria, fields);
-    return (result.affected ?? 0) > 0;
+    const flagged = session.status === 'flagged' && session.flag !== null;
+    const write = async () => {
+      const result = await this.tx.manager.getRepository(SessionRecord).update(criteria, fields);
+      const saved = (result.affected ?? 0) > 0;
+      // A session flagged as used from another device signs no app in: its apps' grants end as on a revocation.
+      if (saved && flagged) await this.ends.sessionsEnded({ realmId, sessionIds: [id], at: session.flag!.flaggedAt });
+      return saved;
+    };
+    return flagged ? this.tx.run(write) : write();
   }
 
   async findById(realmId: string, id: string): Promise<Session | null> {
@@ -90,25 +106,33 @@ export class TypeOrmSessionRepository implements SessionRepository {
 
   async revoke(realmId: string, id: string, now: Date, reason: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const rows = unwrapRows<{ id: string }>(
-      await this.tx.manager.query(
-        `UPDATE sessions SET revoked_at = $3, revoke_reason = $4 WHERE realm_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id`,
-        [realmId, id, now, reason],
-      ),
-    );
-    return rows.length > 0;
+    return this.tx.run(async () => {
+      const rows = unwrapRows<{ id: string }>(
+        await this.tx.manager.query(
+          `UPDATE sessions SET revoked_at = $3, revoke_reason = $4 WHERE realm_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id`,
+          [realmId, id, now, reason],
+        ),
+      );
+      if (rows.length === 0) return false;
+      await this.ends.sessionsEnded({ realmId, sessionIds: [id], at: now });
+      return true;
+    });
   }
 
   async revokeAllForUser(realmId: string, userId: string, now: Date, reason: string, exceptSessionId?: string): Promise<number> {
-    const rows = unwrapRows<{ id: string }>(
-      await this.tx.manager.query(
-        `UPDATE sessions SET revoked_at = $3, revoke_reason = $4
-         WHERE realm_id = $1 AND user_id = $2 AND revoked_at IS NULL AND ($5::uuid IS NULL OR id <> $5::uuid)
-         RETURNING id`,
-        [realmId, userId, now, reason, exceptSessionId ?? null],
-      ),
-    );
-    return rows.length;
+    if (!isUuid(userId)) return 0;
+    return this.tx.run(async () => {
+      const rows = unwrapRows<{ id: string }>(
+        await this.tx.manager.query(
+          `UPDATE sessions SET revoked_at = $3, revoke_reason = $4
+           WHERE realm_id = $1 AND user_id = $2 AND revoked_at IS NULL AND ($5::uuid IS NULL OR id <> $5::uuid)
+           RETURNING id`,
+          [realmId, userId, now, reason, exceptSessionId ?? null],
+        ),
+      );
+      await this.ends.sessionsEnded({ realmId, sessionIds: rows.map((row) => row.id), allOfUser: userId, at: now });
+      return rows.length;
+    });
   }
 
   async list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }> {

@@ -41,6 +41,9 @@ export abstract class ExpiredDataPurger {
   abstract purgeDeliveredWebhooks(deliveredBefore: Date, limit: number): Promise<number>;
   /** Audit events that happened before `before`. */
   abstract purgeAuditEvents(before: Date, limit: number): Promise<number>;
-  /** The OpenID provider's artifacts (codes, tokens, sessions, grants…) that expired before `expiredBefore`. */
+  /**
+   * The OpenID provider's artifacts (codes, tokens, sessions, grants…) that expired before
+   * `expiredBefore`, and its back-channel logouts sent (or given up) a week before it.
+   */
   abstract purgeExpiredOpArtifacts(expiredBefore: Date, limit: number): Promise<number>;
 }

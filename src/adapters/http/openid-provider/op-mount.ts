@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import express from 'express';
@@ -15,6 +15,8 @@ import { CONSOLE_CSP } from '../console/console-pages';
 import { renderError } from '../errors/render-error';
 import { ipTracker, limitKey } from '../guards/rate-limit.guard';
 import { clientContext } from '../request-context';
+import { OpRegistrationEndpoint } from './op-registration';
+import { OpTokenLimits } from './op-token-limits';
 
 /** `/realms/{id}` and what follows: the realm's provider endpoints and its pages. */
 const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
@@ -22,6 +24,8 @@ const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
 const AUTHORIZATION_SERVER_METADATA = /^\/\.well-known\/oauth-authorization-server\/realms\/([^/?#]+)\/?(\?.*)?$/;
 const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent))?\/?$/;
 const MAX_FORM_BYTES = '8kb';
+/** Wrong device codes from one client IP, all its browsers together: this many times a browser's limit. */
+const IP_DEVICE_CODE_FACTOR = 10;
 
 type PendingMfa = { mfaToken: string; amr: string[] };
 type Interaction = InteractionDetails & { pendingMfa?: PendingMfa };
@@ -75,6 +79,8 @@ export class OpenIdProviderMount {
     private readonly verifyMfa: VerifyMfaUseCase,
     private readonly config: AppConfig,
     @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
+    private readonly registration: OpRegistrationEndpoint,
+    private readonly tokenLimits: OpTokenLimits,
   ) {}
 
   handler(): RequestHandler {
@@ -112,6 +118,15 @@ export class OpenIdProviderMount {
     req.headers['x-forwarded-proto'] = api.protocol.slice(0, -1);
     req.url = rest;
     (req as { baseUrl: string }).baseUrl = prefix;
+    // The logout and device pages are the service's, under the console's CSP (the provider widens it per page).
+    const path = rest.split('?')[0];
+    if (path.startsWith('/session/end') || path.startsWith('/device')) res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+    if (path === '/device' && req.method === 'POST' && (await this.deviceCodeRefused(req, res, realm, provider))) return;
+    if (path === '/token' && req.method === 'POST' && (await this.tokenLimits.refused(req, res, realm))) return;
+    // Dynamic registration is the service's (its clients are the admin API's); absent while closed.
+    if (path === '/reg' && req.method === 'POST' && realm.policy.clientRegistration !== 'closed') {
+      return this.registration.handle(req, res, realm);
+    }
     this.callbackOf(provider)(req, res);
   }
 
@@ -227,6 +242,48 @@ export class OpenIdProviderMount {
   }
 
   /**
+   * A code typed on the device page (`code`, handed on as the provider's `user_code`): a browser
+   * that entered RATE_LIMIT_DEVICE_CODE wrong codes (5 per 10 minutes) is refused, even with
+   * the right one, until its window ends. Counted per browser (its provider session cookie), per
+   * client IP without one, and per client IP for all its browsers together (ten times as many).
+   * True when refused (the page is answered).
+   */
+  private async deviceCodeRefused(req: Request, res: Response, realm: Realm, provider: OidcProvider): Promise<boolean> {
+    await new Promise<void>((resolve, reject) => this.parseForm(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body.code === 'string' && body.user_code === undefined) {
+      body.user_code = body.code;
+      delete body.code;
+    }
+    const code = typeof body.user_code === 'string' ? body.user_code : '';
+    if (!code || body.confirm !== undefined || body.abort !== undefined) return false;
+    const { limit, ttlSeconds } = this.config.rateLimits.deviceCode;
+    // The browser's count, and its address's: a browser that drops its cookie for a fresh one is
+    // still held, by IP_DEVICE_CODE_FACTOR times the limit for everyone behind that address.
+    const keyOf = (tracker: string) => createHash('sha256').update(`device-code\n${tracker}`).digest('base64url');
+    const counters = [
+      { key: keyOf(browserOf(req)), limit },
+      { key: keyOf(`all:${ipTracker(req)}`), limit: limit * IP_DEVICE_CODE_FACTOR },
+    ];
+    const refuse = (retryAfterSeconds: number) => {
+      res.setHeader('Retry-After', String(retryAfterSeconds));
+      this.page(res, 429, messagePage('Too many wrong codes', 'Too many wrong codes were entered in this browser. Try again later.'));
+      return true;
+    };
+    for (const counter of counters) {
+      const failures = await this.providers.deviceCodeFailures(realm.id, counter.key);
+      if (failures.count >= counter.limit) return refuse(failures.retryAfterSeconds);
+    }
+    const normalized = code.toUpperCase().replace(/\W/g, '');
+    if (normalized && (await provider.DeviceCode.findByUserCode(normalized, { ignoreExpiration: true }))) return false;
+    let over = false;
+    for (const counter of counters) {
+      if ((await this.providers.addDeviceCodeFailure(realm.id, counter.key, ttlSeconds)) > counter.limit) over = true;
+    }
+    return over ? refuse(ttlSeconds) : false;
+  }
+
+  /**
    * The sign-in page counts against POST /login's limit, the same counter per client IP.
    * Returns the seconds to wait when over it, else null.
    */
@@ -282,6 +339,12 @@ export class OpenIdProviderMount {
     res.setHeader('Content-Security-Policy', csp);
     res.status(status).type('html').send(html);
   }
+}
+
+/** The browser: its provider session cookie (set on the device page before any code is posted), else its client IP. */
+function browserOf(req: Request): string {
+  const session = /(?:^|;\s*)op_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+  return session ? `session:${session}` : ipTracker(req);
 }
 
 function originOf(uri: string): string | null {
