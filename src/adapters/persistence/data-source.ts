@@ -24,6 +24,7 @@ import { WebauthnCredentialDisabled1764310000000 } from '../../../migrations/176
 import { RealmClientRegistration1764320000000 } from '../../../migrations/1764320000000-realm-client-registration';
 import { ClientsAndResources1764330000000 } from '../../../migrations/1764330000000-clients-and-resources';
 import { OpenidProvider1764420000000 } from '../../../migrations/1764420000000-openid-provider';
+import { Organizations1764520000000 } from '../../../migrations/1764520000000-organizations';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   RealmClientRegistration1764320000000,
   ClientsAndResources1764330000000,
   OpenidProvider1764420000000,
+  Organizations1764520000000,
 ];
 
 /**

@@ -73,6 +73,17 @@ export const ADMIN_ACTIONS = {
   'resource.update': { guardsMaster: true },
   'resource.delete': { guardsMaster: true },
   'initial-access-tokens.create': { guardsMaster: true },
+  'organizations.list': {},
+  'organizations.create': {},
+  'organization.read': {},
+  'organization.update': {},
+  'organization.delete': {},
+  'organization.members.list': {},
+  'organization.member.set-roles': {},
+  'organization.member.remove': {},
+  'organization.invitations.list': {},
+  'organization.invitations.create': {},
+  'organization.invitation.revoke': {},
 } as const satisfies Record<string, AdminActionRule>;
 
 export type AdminActionName = keyof typeof ADMIN_ACTIONS;
