@@ -36,12 +36,13 @@ export class Invitation {
     invitedBy: string;
     now: Date;
   }): Invitation {
+    const { now, ...fields } = input;
     return new Invitation({
-      ...input,
+      ...fields,
       roles: [...new Set(input.roles)],
       status: 'pending',
-      createdAt: input.now,
-      expiresAt: new Date(input.now.getTime() + INVITATION_TTL_SECONDS * 1000),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_SECONDS * 1000),
       endedAt: null,
     });
   }
