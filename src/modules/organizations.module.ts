@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { SetActiveOrganizationUseCase } from '../application/organizations/set-active-organization.use-case';
+import { AuthModule } from './auth.module';
 import { AcceptInvitationUseCase } from '../application/organizations/accept-invitation.use-case';
 import { CreateInvitationUseCase } from '../application/organizations/create-invitation.use-case';
 import { CreateOrganizationUseCase } from '../application/organizations/create-organization.use-case';
@@ -22,6 +24,7 @@ import { OrganizationsController } from '../adapters/http/controllers/organizati
  * the others, in the persistence module.
  */
 @Module({
+  imports: [AuthModule],
   controllers: [AdminOrganizationsController, OrganizationsController],
   providers: [
     OrganizationAccess,
@@ -38,6 +41,7 @@ import { OrganizationsController } from '../adapters/http/controllers/organizati
     RevokeInvitationUseCase,
     AcceptInvitationUseCase,
     ListOwnOrganizationsUseCase,
+    SetActiveOrganizationUseCase,
   ],
   exports: [OrganizationAccess],
 })

@@ -113,7 +113,12 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('get', `${AUTH}/apps`, 200, 'bearer'),
   route('delete', `${AUTH}/apps/{clientId}`, 200, 'bearer', ['CLIENT_NOT_FOUND']),
   route('get', `${AUTH}/organizations`, 200, 'bearer'),
-  route('post', `${AUTH}/organizations/invitations/accept`, 200, 'bearer', ['INVALID_VERIFICATION_TOKEN', 'FORBIDDEN', 'VALIDATION_FAILED']),
+  route('post', `${AUTH}/organizations/invitations/accept`, 200, 'bearer', [
+    'INVALID_VERIFICATION_TOKEN',
+    'FORBIDDEN',
+    'VALIDATION_FAILED',
+  ]),
+  route('post', `${AUTH}/organizations/active`, 200, 'bearer', ['FORBIDDEN', 'VALIDATION_FAILED']),
   route('get', `${AUTH}/organizations/{id}/members`, 200, 'bearer', ['FORBIDDEN', 'ORGANIZATION_NOT_FOUND', 'VALIDATION_FAILED']),
   route('put', `${AUTH}/organizations/{id}/members/{userId}`, 200, 'bearer', [
     'FORBIDDEN',
@@ -185,8 +190,16 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
   route('patch', `${ADMIN}/organizations/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND', 'ORGANIZATION_EXISTS']),
   route('delete', `${ADMIN}/organizations/{id}`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND']),
   route('get', `${ADMIN}/organizations/{id}/members`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND']),
-  route('put', `${ADMIN}/organizations/{id}/members/{userId}`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND', 'USER_NOT_FOUND']),
-  route('delete', `${ADMIN}/organizations/{id}/members/{userId}`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND', 'USER_NOT_FOUND']),
+  route('put', `${ADMIN}/organizations/{id}/members/{userId}`, 200, 'bearer', [
+    ...ADMIN_ERRORS,
+    'ORGANIZATION_NOT_FOUND',
+    'USER_NOT_FOUND',
+  ]),
+  route('delete', `${ADMIN}/organizations/{id}/members/{userId}`, 200, 'bearer', [
+    ...ADMIN_ERRORS,
+    'ORGANIZATION_NOT_FOUND',
+    'USER_NOT_FOUND',
+  ]),
   route('get', `${ADMIN}/organizations/{id}/invitations`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND']),
   route('post', `${ADMIN}/organizations/{id}/invitations`, 201, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND']),
   route('delete', `${ADMIN}/organizations/{id}/invitations/{invitationId}`, 200, 'bearer', [...ADMIN_ERRORS, 'ORGANIZATION_NOT_FOUND']),

@@ -1,3 +1,4 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { ADMIN_ENV, adminApi, createUser, SignedIn, storedEvents, superAdmin } from '../support/admin-flows';
 import { login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { createOrganization, mailedToken, orgApi, verifyAddress } from '../support/organizations';
@@ -75,7 +76,9 @@ describe('Organizations: administration, invitations, members', () => {
   it('create → invite → the invitee registers with the invited address, verifies, accepts → a member with the roles', async () => {
     const orgId = await createOrganization(t, root.accessToken, 'default', { name: 'Globex', slug: 'globex' });
     const email = uniqueEmail('invitee');
-    const invited = await admin.post(`/organizations/${orgId}/invitations`).send({ email: email.toUpperCase(), roles: ['billing', 'org-admin'] });
+    const invited = await admin
+      .post(`/organizations/${orgId}/invitations`)
+      .send({ email: email.toUpperCase(), roles: ['billing', 'org-admin'] });
     expect(invited.status).toBe(201);
     expect(invited.body).toEqual({
       invitation: {
@@ -123,7 +126,9 @@ describe('Organizations: administration, invitations, members', () => {
     const types = (await storedEvents(t, 'default', { userId: members.body.members[0].userId })).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['organization.member_added', 'organization.invitation_accepted']));
     // The user resource lists no organizations.
-    expect(Object.keys((await t.api().get('/api/v1/auth/me').set('Authorization', `Bearer ${access}`)).body.user)).not.toContain('organizations');
+    expect(Object.keys((await t.api().get('/api/v1/auth/me').set('Authorization', `Bearer ${access}`)).body.user)).not.toContain(
+      'organizations',
+    );
   });
 
   it('refuses another user with the token, and a revoked, replaced or expired invitation', async () => {
@@ -178,5 +183,84 @@ describe('Organizations: administration, invitations, members', () => {
     expect((await admin.delete(`/organizations/${orgId}/members/${user.id}`).send({})).body).toEqual({ success: true });
     expect((await admin.get(`/organizations/${orgId}`)).body.organization.memberCount).toBe(0);
     expect((await admin.delete(`/organizations/${orgId}/members/${user.id}`).send({})).body.error.code).toBe('USER_NOT_FOUND');
+  });
+});
+
+describe('Organizations: the active organization and the org claim', () => {
+  let t: TestApp;
+  let root: SignedIn;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: ADMIN_ENV });
+    root = await superAdmin(t);
+    expect((await adminApi(t, root.accessToken, 'default').post('/roles').send({ name: 'billing' })).status).toBe(201);
+  });
+  afterAll(() => t?.close());
+
+  /** The access token's claims, verified with jose against the realm's JWKS and issuer, as a resource server would. */
+  async function verified(token: string) {
+    const jwks = createLocalJWKSet((await t.api().get('/.well-known/jwks.json')).body);
+    const { payload } = await jwtVerify(token, jwks, { issuer: `${t.config.issuer}/realms/default`, typ: 'at+jwt' });
+    return payload;
+  }
+
+  it('carries org {id, slug, roles} once chosen, in the same session’s refreshes with the current roles, and never after leaving', async () => {
+    const admin = adminApi(t, root.accessToken, 'default');
+    const orgId = await createOrganization(t, root.accessToken, 'default', { name: 'Umbrella', slug: 'umbrella' });
+    const user = await createUser(t, root.accessToken, 'default', { emailVerified: true });
+    expect((await admin.put(`/organizations/${orgId}/members/${user.id}`).send({ roles: ['billing'] })).status).toBe(200);
+    expect((await verified(user.accessToken)).org).toBeUndefined();
+
+    const chosen = await orgApi(t, user.accessToken).post('/active').send({ organizationId: orgId });
+    expect(chosen.status).toBe(200);
+    expect(Object.keys(chosen.body.tokens).sort()).toEqual(['accessToken', 'expiresIn', 'tokenType']);
+    const claims = await verified(chosen.body.tokens.accessToken);
+    expect(claims.org).toEqual({ id: orgId, slug: 'umbrella', roles: ['billing'] });
+    expect(claims.sid).toBe((await verified(user.accessToken)).sid);
+
+    // The session remembers it: its refresh carries it, with the membership's roles of now.
+    expect((await admin.put(`/organizations/${orgId}/members/${user.id}`).send({ roles: ['billing', 'org-admin'] })).status).toBe(200);
+    const refreshed = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: user.refreshToken });
+    expect(refreshed.status).toBe(200);
+    expect((await verified(refreshed.body.tokens.accessToken)).org).toEqual({
+      id: orgId,
+      slug: 'umbrella',
+      roles: ['billing', 'org-admin'],
+    });
+    // A new sign-in is a new session: no organization until one is chosen.
+    const again = await login(t, user.email);
+    expect((await verified(again.body.tokens.accessToken)).org).toBeUndefined();
+
+    // Removed from the organization: the next refresh has no org claim.
+    expect((await admin.delete(`/organizations/${orgId}/members/${user.id}`).send({})).status).toBe(200);
+    const afterRemoval = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: refreshed.body.tokens.refreshToken });
+    expect((await verified(afterRemoval.body.tokens.accessToken)).org).toBeUndefined();
+    // And it cannot be chosen again.
+    const refused = await orgApi(t, afterRemoval.body.tokens.accessToken).post('/active').send({ organizationId: orgId });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'FORBIDDEN']);
+  });
+
+  it('refuses an organization the caller does not belong to, and null clears the claim', async () => {
+    const admin = adminApi(t, root.accessToken, 'default');
+    const orgId = await createOrganization(t, root.accessToken, 'default', { name: 'Soylent', slug: 'soylent' });
+    const member = await createUser(t, root.accessToken, 'default');
+    const stranger = await createUser(t, root.accessToken, 'default');
+    await admin.put(`/organizations/${orgId}/members/${member.id}`).send({ roles: [] });
+    for (const organizationId of [orgId, '00000000-0000-4000-8000-000000000000', 'not-an-id']) {
+      const res = await orgApi(t, stranger.accessToken).post('/active').send({ organizationId });
+      expect([res.status, res.body.error.code]).toEqual([403, 'FORBIDDEN']);
+    }
+    expect((await orgApi(t, stranger.accessToken).post('/active').send({})).status).toBe(400);
+    const chosen = await orgApi(t, member.accessToken).post('/active').send({ organizationId: orgId });
+    expect((await verified(chosen.body.tokens.accessToken)).org).toEqual({ id: orgId, slug: 'soylent', roles: [] });
+    const cleared = await orgApi(t, member.accessToken).post('/active').send({ organizationId: null });
+    expect((await verified(cleared.body.tokens.accessToken)).org).toBeUndefined();
+    const refreshed = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: member.refreshToken });
+    expect((await verified(refreshed.body.tokens.accessToken)).org).toBeUndefined();
+    // Deleting the organization ends the claim too.
+    await orgApi(t, member.accessToken).post('/active').send({ organizationId: orgId });
+    expect((await admin.delete(`/organizations/${orgId}`).send({})).status).toBe(200);
+    const afterDelete = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: refreshed.body.tokens.refreshToken });
+    expect((await verified(afterDelete.body.tokens.accessToken)).org).toBeUndefined();
   });
 });

@@ -109,6 +109,7 @@ export class TypeOrmOrganizationMemberRepository implements OrganizationMemberRe
   }
 
   async claim(realmId: string, organizationId: string, userId: string): Promise<OrganizationClaim | null> {
+    if (!isUuid(organizationId) || !isUuid(userId)) return null;
     const [row] = await this.tx.prepared<OrganizationClaim>(
       'organization_claim',
       `SELECT o.id, o.slug, m.roles FROM organization_members m JOIN organizations o ON o.id = m.organization_id

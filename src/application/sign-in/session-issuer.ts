@@ -5,6 +5,7 @@ import { isEmptyAppMetadata } from '../../domain/user/app-metadata';
 import { User } from '../../domain/user/user';
 import { AccessTokens } from '../ports/access-tokens';
 import { GeoIp } from '../ports/geo-ip';
+import { OrganizationMemberRepository } from '../ports/organization-member.repository';
 import { RefreshTokenRepository } from '../ports/refresh-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
@@ -35,6 +36,7 @@ export class SessionIssuer {
     private readonly geoIp: GeoIp,
     private readonly dpop: DpopBinding,
     private readonly hooks: SignInHooks,
+    private readonly memberships: OrganizationMemberRepository,
   ) {}
 
   /**
@@ -91,7 +93,24 @@ export class SessionIssuer {
   }
 
   async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date): Promise<TokenSet> {
+    const { accessToken, expiresIn, tokenType } = await this.accessToken(realm, user, session, now);
+    const end = session.absoluteEnd(realm.policy.sessionLifetime).getTime();
+    const refreshExpiresIn = Math.max(0, Math.ceil((end - now.getTime()) / 1000));
+    return { accessToken, refreshToken, expiresIn, tokenType, refreshExpiresIn };
+  }
+
+  /**
+   * An access token of the session. With an active organization it carries `org` with the
+   * member's current roles — one indexed read, only then — and none once the user left it.
+   */
+  async accessToken(
+    realm: Realm,
+    user: User,
+    session: Session,
+    now: Date,
+  ): Promise<Pick<TokenSet, 'accessToken' | 'expiresIn' | 'tokenType'>> {
     const expiresIn = realm.policy.accessTokenTtlSeconds;
+    const org = session.activeOrganizationId ? await this.memberships.claim(realm.id, session.activeOrganizationId, user.id) : null;
     // The realm's own claims, when it has any; the token's own claims are written over them.
     const asked = this.hooks.tokenClaims({ realm, user, sessionId: session.id, amr: session.amr });
     const extra = asked ? await asked : null;
@@ -104,13 +123,12 @@ export class SessionIssuer {
         roles: user.roles,
         amr: session.amr,
         ...(isEmptyAppMetadata(user.appMetadata) ? {} : { app_metadata: user.appMetadata }),
+        ...(org ? { org } : {}),
         ...(session.dpopJkt ? { cnf: { jkt: session.dpopJkt } } : {}),
       },
       now,
       expiresIn,
     );
-    const end = session.absoluteEnd(realm.policy.sessionLifetime).getTime();
-    const refreshExpiresIn = Math.max(0, Math.ceil((end - now.getTime()) / 1000));
-    return { accessToken, refreshToken, expiresIn, tokenType: session.dpopBound ? 'DPoP' : 'Bearer', refreshExpiresIn };
+    return { accessToken, expiresIn, tokenType: session.dpopBound ? 'DPoP' : 'Bearer' };
   }
 }

@@ -9,15 +9,17 @@ import { ListOwnOrganizationsUseCase } from '../../../application/organizations/
 import { OrganizationRequester } from '../../../application/organizations/organization-access';
 import { RemoveMemberUseCase } from '../../../application/organizations/remove-member.use-case';
 import { RevokeInvitationUseCase } from '../../../application/organizations/revoke-invitation.use-case';
+import { SetActiveOrganizationUseCase } from '../../../application/organizations/set-active-organization.use-case';
 import { SetMemberRolesUseCase } from '../../../application/organizations/set-member-roles.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
 import { CurrentPrincipal, CurrentRealm } from '../decorators';
 import { PageQuery } from '../dto/admin.dto';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
-import { AcceptInvitationDto, CreateInvitationDto, MemberRolesDto } from '../dto/organization.dto';
+import { AcceptInvitationDto, ActiveOrganizationDto, CreateInvitationDto, MemberRolesDto } from '../dto/organization.dto';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import {
+  ActiveOrganizationResponse,
   InvitationResponse,
   InvitationsResponse,
   MemberResponse,
@@ -48,6 +50,7 @@ export class OrganizationsController {
   constructor(
     private readonly listOwn: ListOwnOrganizationsUseCase,
     private readonly acceptInvitation: AcceptInvitationUseCase,
+    private readonly setActive: SetActiveOrganizationUseCase,
     private readonly listMembers: ListMembersUseCase,
     private readonly setMemberRoles: SetMemberRolesUseCase,
     private readonly removeMember: RemoveMemberUseCase,
@@ -83,6 +86,23 @@ export class OrganizationsController {
       token: body.token,
     });
     return { organization: presentOrganizations.membership(organization) };
+  }
+
+  @ApiOperation({
+    summary: 'Make one of the caller’s organizations the session’s active one (null: none): a new access token with the org claim',
+  })
+  @ApiOkResponse({ type: ActiveOrganizationResponse })
+  @ApiErrors('FORBIDDEN', 'VALIDATION_FAILED')
+  @Post('active')
+  @HttpCode(200)
+  async active(@Body() body: ActiveOrganizationDto, @CurrentPrincipal() principal: Principal, @CurrentRealm() realm: Realm) {
+    const tokens = await this.setActive.execute({
+      realm,
+      user: principal.user,
+      sessionId: principal.sid,
+      organizationId: body.organizationId,
+    });
+    return { tokens: { accessToken: tokens.accessToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType } };
   }
 
   @ApiOperation({ summary: 'The organization’s members (org-admins only)' })
