@@ -88,6 +88,23 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
       await expect(insert(anOrganization('default', { domains: [`a-${suffix}.example`] }))).rejects.toMatchObject({
         code: 'ORGANIZATION_EXISTS',
       });
+      expect((await repos.organizations.listEnforcedDomains('default')).filter((d) => d.domain.endsWith(`${suffix}.example`))).toEqual([]);
+      const enforcing = Organization.create({
+        id: crypto.randomUUID(),
+        realmId: 'default',
+        name: 'Enforcing',
+        slug: `enforcing-${suffix}`,
+        domains: [`sso-${suffix}.example`],
+        identityProvider: 'corp',
+        requireIdentityProvider: true,
+        createdAt: now,
+      });
+      await insert(enforcing);
+      expect(await repos.organizations.listEnforcedDomains('default')).toContainEqual({
+        domain: `sso-${suffix}.example`,
+        organizationId: enforcing.id,
+      });
+      expect((await repos.organizations.listByIdentityProvider('default', 'corp')).map((o) => o.id)).toContain(enforcing.id);
       const elsewhere = anOrganization('master', { slug: org.slug, domains: [`a-${suffix}.example`] });
       await insert(elsewhere);
 

@@ -49,6 +49,13 @@ export class InMemoryOrganizationRepository extends OrganizationRepository {
     return found ? this.store.withCount(found) : null;
   }
 
+  async listEnforcedDomains(realmId: string): Promise<{ domain: string; organizationId: string }[]> {
+    return [...this.store.organizations.values()]
+      .filter((o) => o.realmId === realmId && o.requireIdentityProvider)
+      .flatMap((o) => o.domains.map((domain) => ({ domain, organizationId: o.id })))
+      .sort((a, b) => a.domain.localeCompare(b.domain));
+  }
+
   async listByIdentityProvider(realmId: string, alias: string): Promise<Organization[]> {
     return [...this.store.organizations.values()]
       .filter((o) => o.realmId === realmId && o.identityProvider === alias)

@@ -1,8 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ADMIN_ENV, adminApi, createRealm, createUser, SignedIn, superAdmin } from '../support/admin-flows';
 import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { createOrganization, mailedToken, orgApi, verifyAddress } from '../support/organizations';
+import { codeFor, verifyCode } from '../support/email-codes';
+import { FederationHarness } from '../support/federation';
+import { addPasskey, passkeySignIn } from '../support/passkeys';
 import { createTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(180_000);
@@ -262,5 +264,86 @@ describe('ORG — organizations (SECURITY.md)', () => {
       [a.orgAdmin.id, ['org-admin']],
       [a.member.id, []],
     ]);
+  });
+});
+
+describe('ORG-03 — an organization that requires its identity provider (oidc-provider as the real provider)', () => {
+  let h: FederationHarness;
+  let t: TestApp;
+  const domain = `sso-${randomUUID().slice(0, 8)}.example`;
+  const ann = { email: `ann@${domain}`, email_verified: true, given_name: 'Ann', family_name: 'Tester' };
+
+  beforeAll(async () => {
+    h = await FederationHarness.start({ accounts: { ann }, app: { env: ADMIN_ENV } });
+    t = h.t;
+  });
+  afterAll(() => h?.stop());
+
+  it('ORG-03 refuses every other way in for an address of its domains, known or not, alike; its provider signs in and makes a member', async () => {
+    const admin = adminApi(t, h.rootToken, 'default');
+    // Before the organization requires its provider: an account of the domain with a password and a passkey.
+    const known = await createUser(t, h.rootToken, 'default', { email: `known@${domain}`, emailVerified: true });
+    const { authenticator } = await addPasskey(t, known.accessToken);
+    const domainAdmin = await createUser(t, h.rootToken, 'default', { email: `it@${domain}`, roles: ['realm-admin'], emailVerified: true });
+    const orgId = await createOrganization(t, h.rootToken, 'default', {
+      name: 'SSO Corp',
+      slug: 'sso-corp',
+      domains: [domain],
+      identityProvider: 'corp',
+    });
+
+    // Home-realm discovery names the organization and its provider, for any address of its domains.
+    const discovered = await t.api().get(`/api/v1/auth/providers?email=${encodeURIComponent(`Someone@${domain.toUpperCase()}`)}`);
+    expect(discovered.body).toEqual({
+      providers: [{ alias: 'corp', displayName: 'SSO corp' }],
+      organization: { id: orgId, name: 'SSO Corp', slug: 'sso-corp', identityProvider: 'corp' },
+    });
+    expect((await t.api().get('/api/v1/auth/providers?email=someone@elsewhere.example')).body.organization).toBeNull();
+    expect((await login(t, known.email)).status).toBe(200);
+
+    expect((await admin.patch(`/organizations/${orgId}`).send({ requireIdentityProvider: true })).status).toBe(200);
+    const answers = {
+      'password, right': await login(t, known.email, PASSWORD),
+      'password, wrong': await login(t, known.email, 'not the password at all'),
+      'password, unknown address': await login(t, `nobody@${domain}`, PASSWORD),
+      'password, same address in capitals': await login(t, known.email.toUpperCase(), PASSWORD),
+      passkey: await passkeySignIn(t, authenticator),
+    };
+    const codeMail = await codeFor(t, known.email);
+    const unknownMail = await codeFor(t, `newcomer@${domain}`);
+    Object.assign(answers, {
+      'email code, known address': await verifyCode(t, { email: known.email, code: codeMail.code }),
+      'email code, unknown address': await verifyCode(t, { email: `newcomer@${domain}`, code: unknownMail.code }),
+    });
+    const first = answers['password, right'];
+    expect(first.body).toEqual({
+      error: { code: 'SSO_REQUIRED', message: expect.any(String), status: 403 },
+    });
+    for (const [way, res] of Object.entries(answers)) expect([way, res.status, res.body]).toEqual([way, 403, first.body]);
+    // No account was made for the unknown address, and the refusals are audited.
+    expect((await admin.get(`/users?search=newcomer@${domain}`)).body.pagination.total).toBe(0);
+    const refused: { n: string }[] = await t.dataSource.query(
+      `SELECT count(*) AS n FROM audit_events WHERE type = 'login.failed' AND details->>'reason' = 'sso_required'`,
+    );
+    expect(Number(refused[0].n)).toBe(Object.keys(answers).length);
+
+    // Administrators are exempt.
+    expect((await login(t, domainAdmin.email)).status).toBe(200);
+
+    // The organization's provider signs in, and makes the user a member (no roles).
+    const signedIn = await h.signIn('ann');
+    expect(signedIn.status).toBe(200);
+    const members = (await admin.get(`/organizations/${orgId}/members`)).body.members;
+    expect(members).toEqual([{ userId: signedIn.body.user.id, email: ann.email, roles: [], joinedAt: expect.any(String) }]);
+    const [added] = await t.dataSource.query(`SELECT details FROM audit_events WHERE type = 'organization.member_added' AND user_id = $1`, [
+      signedIn.body.user.id,
+    ]);
+    expect(added.details).toMatchObject({ organizationId: orgId, method: 'federated', provider: 'corp' });
+    expect((await h.signIn('ann')).status).toBe(200);
+    expect((await admin.get(`/organizations/${orgId}`)).body.organization.memberCount).toBe(1);
+
+    // No longer required: the other ways work again.
+    expect((await admin.patch(`/organizations/${orgId}`).send({ requireIdentityProvider: false })).status).toBe(200);
+    expect((await login(t, known.email)).status).toBe(200);
   });
 });

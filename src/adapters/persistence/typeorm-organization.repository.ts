@@ -73,6 +73,14 @@ export class TypeOrmOrganizationRepository implements OrganizationRepository {
     );
   }
 
+  listEnforcedDomains(realmId: string): Promise<{ domain: string; organizationId: string }[]> {
+    return this.tx.manager.query(
+      `SELECT d.domain, d.organization_id AS "organizationId" FROM organization_domains d JOIN organizations o ON o.id = d.organization_id
+        WHERE d.realm_id = $1 AND o.require_identity_provider ORDER BY d.domain`,
+      [realmId],
+    );
+  }
+
   async listByIdentityProvider(realmId: string, alias: string): Promise<Organization[]> {
     const rows = await this.tx.manager.query<OrganizationRow[]>(
       `SELECT ${COLUMNS} FROM organizations o WHERE o.realm_id = $1 AND o.identity_provider = $2 ORDER BY o.created_at, o.id`,

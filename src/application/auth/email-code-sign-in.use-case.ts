@@ -5,6 +5,7 @@ import { Email } from '../../domain/user/email';
 import { clipName, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
+import { OrganizationSignIn } from '../organizations/organization-sign-in';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { Transaction } from '../ports/transaction';
@@ -43,6 +44,7 @@ export class EmailCodeSignInUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   /**
@@ -69,6 +71,8 @@ export class EmailCodeSignInUseCase {
     const token =
       'code' in input.proof ? await this.checkCode(realm, input.proof, now, refuse) : await this.checkLink(realm, input.proof, now, refuse);
     const email = token.email!;
+    // Before the code is spent: an address of an organization that requires its provider never signs in so.
+    await this.organizations.assertOtherWaysAllowed({ realm, email, method: 'email-code', ip: client.ip });
     const user = await this.tx
       .run(async () => {
         // Code and link are one credential: whichever signs in spends both, once.

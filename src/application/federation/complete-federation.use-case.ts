@@ -9,6 +9,7 @@ import { AccountEmails } from '../account/account-emails';
 import { AccountTakeover } from '../account/account-takeover';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
+import { OrganizationSignIn } from '../organizations/organization-sign-in';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
 import { IdentityProviderClient, ProviderClaims, ProviderError } from '../ports/identity-provider-client';
 import { IdentityProviderRepository } from '../ports/identity-provider.repository';
@@ -70,6 +71,7 @@ export class CompleteFederationUseCase {
     private readonly tx: Transaction,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   /**
@@ -127,6 +129,7 @@ export class CompleteFederationUseCase {
       if (flow.linkUserId) return await this.link(provider, claims, flow, now, refuse);
       const userId = await this.resolve(realm, provider, claims, input.ip, now);
       if (typeof userId !== 'string') return refuse(userId.refused, userId.userId ?? null);
+      await this.organizations.joinThroughProvider(realm.id, provider.alias, userId, input.ip);
       const payload: LoginCodePayload = {
         userId,
         codeChallenge: flow.codeChallenge,

@@ -6,6 +6,7 @@ import { Clock } from '../ports/clock';
 import { IdentityProviderRepository } from '../ports/identity-provider.repository';
 import { OrganizationRepository } from '../ports/organization.repository';
 import { Transaction } from '../ports/transaction';
+import { OrganizationSignIn } from './organization-sign-in';
 import { OrganizationAccess } from './organization-access';
 
 export interface CreateOrganizationInput {
@@ -41,6 +42,7 @@ export class CreateOrganizationUseCase {
     private readonly access: OrganizationAccess,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly signIn: OrganizationSignIn,
   ) {}
 
   /** @throws DomainError VALIDATION_FAILED naming the field | ORGANIZATION_EXISTS for a slug or a domain the realm has */
@@ -58,6 +60,7 @@ export class CreateOrganizationUseCase {
         requireIdentityProvider: organization.requireIdentityProvider,
       });
     });
+    this.signIn.forget(input.realmId);
     return organization;
   }
 }

@@ -3,6 +3,7 @@ import { AdminActor } from '../admin/admin-actor';
 import { Clock } from '../ports/clock';
 import { OrganizationRepository } from '../ports/organization.repository';
 import { Transaction } from '../ports/transaction';
+import { OrganizationSignIn } from './organization-sign-in';
 import { OrganizationAccess, organizationNotFound } from './organization-access';
 
 @Injectable()
@@ -12,6 +13,7 @@ export class DeleteOrganizationUseCase {
     private readonly access: OrganizationAccess,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly signIn: OrganizationSignIn,
   ) {}
 
   /**
@@ -27,5 +29,6 @@ export class DeleteOrganizationUseCase {
       await this.organizations.delete(input.realmId, organization.id);
       await this.access.record('organization.deleted', input.actor, organization, now, { members: organization.memberCount });
     });
+    this.signIn.forget(input.realmId);
   }
 }

@@ -6,6 +6,7 @@ import { IdentityProviderRepository } from '../ports/identity-provider.repositor
 import { OrganizationRepository } from '../ports/organization.repository';
 import { Transaction } from '../ports/transaction';
 import { assertIdentityProvider } from './create-organization.use-case';
+import { OrganizationSignIn } from './organization-sign-in';
 import { OrganizationAccess, organizationNotFound } from './organization-access';
 
 @Injectable()
@@ -16,6 +17,7 @@ export class UpdateOrganizationUseCase {
     private readonly access: OrganizationAccess,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly signIn: OrganizationSignIn,
   ) {}
 
   /**
@@ -25,7 +27,7 @@ export class UpdateOrganizationUseCase {
   async execute(input: { actor: AdminActor; realmId: string; id: string } & OrganizationChange): Promise<Organization> {
     const { actor, realmId, id, ...change } = input;
     const now = this.clock.now();
-    return this.tx.run(async () => {
+    const organization = await this.tx.run(async () => {
       const organization = await this.organizations.findByIdForUpdate(realmId, id);
       if (!organization) throw organizationNotFound();
       const changed = organization.update(change, now);
@@ -36,5 +38,7 @@ export class UpdateOrganizationUseCase {
       }
       return organization;
     });
+    this.signIn.forget(realmId);
+    return organization;
   }
 }

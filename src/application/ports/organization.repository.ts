@@ -19,6 +19,8 @@ export abstract class OrganizationRepository {
   abstract findByIdForUpdate(realmId: string, id: string): Promise<Organization | null>;
   /** The organization of the realm one of whose domains is `domain`; null when none. */
   abstract findByDomain(realmId: string, domain: string): Promise<Organization | null>;
+  /** The domains of the realm's organizations that require their identity provider, each with its organization's id. */
+  abstract listEnforcedDomains(realmId: string): Promise<{ domain: string; organizationId: string }[]>;
   /** The realm's organizations that sign in through the identity provider `alias`. */
   abstract listByIdentityProvider(realmId: string, alias: string): Promise<Organization[]>;
   /** A page of the realm's organizations, oldest first, and how many match. */
