@@ -58,6 +58,8 @@ export class AppConfig {
     signInVerify: RateLimit;
     /** Starts of identity-provider sign-ins and the providers' callbacks, per client IP. */
     federation: RateLimit;
+    /** POST /organizations/invitations/accept, per user. */
+    invitationAccept: RateLimit;
     default: RateLimit;
   };
   adminRequireMfa: boolean;

@@ -177,6 +177,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     emailCodeIp: limit('RATE_LIMIT_EMAIL_CODE_IP', { limit: 10, ttlSeconds: 900 }),
     signInVerify: limit('RATE_LIMIT_SIGN_IN_VERIFY', { limit: 10, ttlSeconds: 60 }),
     federation: limit('RATE_LIMIT_FEDERATION', { limit: 30, ttlSeconds: 60 }),
+    invitationAccept: limit('RATE_LIMIT_INVITATION_ACCEPT', { limit: 10, ttlSeconds: 60 }),
     default: limit('RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
   };
   config.adminRequireMfa = bool(env, 'ADMIN_REQUIRE_MFA', false);

@@ -39,7 +39,7 @@ describe('the account console: organizations', () => {
     await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
     const violations = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect({ state, violations }).toEqual({ state, violations: [] });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect({ state, overflow }).toEqual({ state, overflow: 0 });
   }
 

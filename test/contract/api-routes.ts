@@ -117,6 +117,7 @@ export const CONTRACT_ROUTES: ContractRoute[] = [
     'INVALID_VERIFICATION_TOKEN',
     'FORBIDDEN',
     'VALIDATION_FAILED',
+    'RATE_LIMITED',
   ]),
   route('post', `${AUTH}/organizations/active`, 200, 'bearer', ['FORBIDDEN', 'VALIDATION_FAILED']),
   route('get', `${AUTH}/organizations/{id}/members`, 200, 'bearer', ['FORBIDDEN', 'ORGANIZATION_NOT_FOUND', 'VALIDATION_FAILED']),

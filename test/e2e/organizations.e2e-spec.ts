@@ -264,3 +264,28 @@ describe('Organizations: the active organization and the org claim', () => {
     expect((await verified(afterDelete.body.tokens.accessToken)).org).toBeUndefined();
   });
 });
+
+describe('Organizations: accepting invitations is rate limited per user', () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('answers 429 with Retry-After after the limit, counted per user, whatever the token', async () => {
+    t = await createTestApp({ env: { ...ADMIN_ENV, RATE_LIMIT_INVITATION_ACCEPT: '3/60' } });
+    const root = await superAdmin(t);
+    const user = await createUser(t, root.accessToken, 'default', { emailVerified: true });
+    const other = await createUser(t, root.accessToken, 'default', { emailVerified: true });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1)
+      statuses.push(
+        (
+          await orgApi(t, user.accessToken)
+            .post('/invitations/accept')
+            .send({ token: `guess-${i}` })
+        ).status,
+      );
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    const limited = await orgApi(t, user.accessToken).post('/invitations/accept').send({ token: 'guess' });
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+    expect((await orgApi(t, other.accessToken).post('/invitations/accept').send({ token: 'guess' })).status).toBe(400);
+  });
+});

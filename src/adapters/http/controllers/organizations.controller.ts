@@ -13,7 +13,7 @@ import { SetActiveOrganizationUseCase } from '../../../application/organizations
 import { SetMemberRolesUseCase } from '../../../application/organizations/set-member-roles.use-case';
 import { Clock } from '../../../application/ports/clock';
 import { Realm } from '../../../domain/realm/realm';
-import { CurrentPrincipal, CurrentRealm } from '../decorators';
+import { CurrentPrincipal, CurrentRealm, RateLimit } from '../decorators';
 import { PageQuery } from '../dto/admin.dto';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
 import { AcceptInvitationDto, ActiveOrganizationDto, CreateInvitationDto, MemberRolesDto } from '../dto/organization.dto';
@@ -70,7 +70,8 @@ export class OrganizationsController {
 
   @ApiOperation({ summary: 'Accept an invitation: the caller’s verified address must be the invited one' })
   @ApiOkResponse({ type: MembershipResponse })
-  @ApiErrors('INVALID_VERIFICATION_TOKEN', 'FORBIDDEN', 'VALIDATION_FAILED')
+  @ApiErrors('INVALID_VERIFICATION_TOKEN', 'FORBIDDEN', 'VALIDATION_FAILED', 'RATE_LIMITED')
+  @RateLimit('invitationAccept')
   @Post('invitations/accept')
   @HttpCode(200)
   async accept(
