@@ -158,6 +158,12 @@ function contract(name: string, setup: () => Promise<{ repos: Repos; teardown: (
           { userId: b.id, email: b.email, roles: ['org-admin'], joinedAt: at(2) },
         ],
       });
+      // Pages past the middle are read from the end: the same order, the same rows.
+      expect((await repos.members.list(org.id, 2, 2)).members.map((m) => m.userId)).toEqual([c.id]);
+      expect((await repos.members.list(org.id, 1, 3)).members.map((m) => m.userId)).toEqual([a.id, b.id, c.id]);
+      expect((await repos.members.list(org.id, 3, 1)).members.map((m) => m.userId)).toEqual([c.id]);
+      expect((await repos.members.list(org.id, 2, 1)).members.map((m) => m.userId)).toEqual([b.id]);
+      expect(await repos.members.list(org.id, 3, 2)).toEqual({ total: 3, members: [] });
       expect(await repos.members.setRoles(org.id, c.id, ['billing'])).toBe(true);
       expect(await repos.members.find(org.id, c.id)).toEqual({
         organizationId: org.id,

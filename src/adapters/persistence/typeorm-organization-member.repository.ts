@@ -18,17 +18,33 @@ interface MemberRow {
 }
 
 /**
- * One round trip for a page of members: the kept count and the page, read through the index on
- * (organization_id, joined_at, user_id), each row joined to its user by primary key.
+ * One round trip for a page of members: the organization's kept count and the page. The page's
+ * keys are read from the index on (organization_id, joined_at, user_id) alone (an index-only scan
+ * once autovacuum has marked the pages visible), from the start for the first half of the list and
+ * from the end, backwards, for the second, so no page skips more than half the members; then each
+ * row's roles and address are read by primary key (subqueries per row: the planner cannot know
+ * how few rows the page has, and would join whole tables). The count and the
+ * page are of one snapshot, so the direction always agrees with the rows there are.
  */
 const PAGE = `
-  SELECT o.member_count AS total,
-         (SELECT coalesce(json_agg(json_build_object('userId', p.user_id, 'email', u.email, 'roles', p.roles, 'joinedAt', p.joined_at)
-                                   ORDER BY p.joined_at, p.user_id), '[]'::json)
-            FROM (SELECT m.user_id, m.roles, m.joined_at FROM organization_members m
-                   WHERE m.organization_id = $1 ORDER BY m.joined_at, m.user_id LIMIT $2 OFFSET $3) p
-            JOIN users u ON u.id = p.user_id) AS members
-    FROM organizations o WHERE o.id = $1`;
+  WITH o AS (SELECT member_count AS n FROM organizations WHERE id = $1),
+  keys AS (
+    (SELECT k.user_id, k.joined_at FROM organization_members k
+      WHERE k.organization_id = $1 AND $3 < (SELECT n FROM o) / 2
+      ORDER BY k.joined_at, k.user_id LIMIT $2 OFFSET $3)
+    UNION ALL
+    (SELECT k.user_id, k.joined_at FROM organization_members k
+      WHERE k.organization_id = $1 AND $3 >= (SELECT n FROM o) / 2
+      ORDER BY k.joined_at DESC, k.user_id DESC
+      LIMIT greatest(0, least($2, (SELECT n FROM o) - $3)) OFFSET greatest(0, (SELECT n FROM o) - $3 - $2))
+  )
+  SELECT (SELECT n FROM o) AS total,
+         (SELECT coalesce(json_agg(json_build_object(
+                   'userId', k.user_id,
+                   'email', (SELECT u.email FROM users u WHERE u.id = k.user_id),
+                   'roles', (SELECT m.roles FROM organization_members m WHERE m.organization_id = $1 AND m.user_id = k.user_id),
+                   'joinedAt', k.joined_at) ORDER BY k.joined_at, k.user_id), '[]'::json)
+            FROM keys k) AS members`;
 
 @Injectable()
 export class TypeOrmOrganizationMemberRepository implements OrganizationMemberRepository {
@@ -92,7 +108,7 @@ export class TypeOrmOrganizationMemberRepository implements OrganizationMemberRe
       total: number | string;
       members: { userId: string; email: string; roles: string[]; joinedAt: string }[];
     }>(PAGE, [organizationId, limit, (page - 1) * limit]);
-    if (!row) return { members: [], total: 0 };
+    if (!row || row.total === null) return { members: [], total: 0 };
     return {
       members: row.members.map((m) => ({ userId: m.userId, email: m.email, roles: m.roles, joinedAt: new Date(m.joinedAt) })),
       total: Number(row.total),
