@@ -1,4 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
+import * as oidc from 'openid-client';
+import { OpClients } from '../../src/application/ports/op-clients';
+import { OrganizationRepository } from '../../src/application/ports/organization.repository';
+import { Transaction } from '../../src/application/ports/transaction';
+import { Organization } from '../../src/domain/organization/organization';
+import { aClient, InMemoryOpClients, TEST_REDIRECT } from '../fakes/in-memory-op-clients';
+import { authorizationRequest, Browser, listening } from '../support/op-browser';
 import { ADMIN_ENV, adminApi, createRealm, createUser, SignedIn, superAdmin } from '../support/admin-flows';
 import { bearer, login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { createOrganization, mailedToken, orgApi, verifyAddress } from '../support/organizations';
@@ -345,5 +352,48 @@ describe('ORG-03 — an organization that requires its identity provider (oidc-p
     // No longer required: the other ways work again.
     expect((await admin.patch(`/organizations/${orgId}`).send({ requireIdentityProvider: false })).status).toBe(200);
     expect((await login(t, known.email)).status).toBe(200);
+  });
+});
+
+describe("ORG-03 — the OpenID provider's sign-in page", () => {
+  let t: TestApp;
+  let origin: string;
+  afterAll(() => t?.close());
+
+  it('ORG-03 answers an address of an organization that requires its provider on the OP’s page with 403, known or not, the same page', async () => {
+    t = await createTestApp({ override: (builder) => builder.overrideProvider(OpClients).useValue(new InMemoryOpClients()) });
+    origin = await listening(t);
+    const domain = `op-${randomUUID().slice(0, 8)}.example`;
+    const known = await register(t, `known@${domain}`);
+    // Stored directly: the provider's alias is the organization's to name, not this page's to check.
+    const organization = Organization.create({
+      id: randomUUID(),
+      realmId: 'default',
+      name: 'OP Corp',
+      slug: 'op-corp',
+      domains: [domain],
+      identityProvider: 'corp',
+      requireIdentityProvider: true,
+      createdAt: t.clock.now(),
+    });
+    await t.app.get(Transaction).run(() => t.app.get(OrganizationRepository).insert(organization));
+
+    const registered = aClient({ firstParty: true });
+    (t.app.get(OpClients) as InMemoryOpClients).register('default', registered);
+    const config = await oidc.discovery(new URL(`${origin}/realms/default`), registered.clientId, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const pages = [];
+    for (const [email, password] of [
+      [known.email, PASSWORD],
+      [known.email, 'a wrong password entirely'],
+      [`nobody@${domain}`, PASSWORD],
+    ]) {
+      const browser = new Browser(origin);
+      const request = await authorizationRequest(config, { redirect_uri: TEST_REDIRECT, scope: 'openid' });
+      const page = await browser.submit(await browser.open(request.url.href), { email, password });
+      pages.push({ status: page.status, location: page.location, sso: page.html.includes('its own identity provider') });
+    }
+    expect(pages).toEqual(Array(3).fill({ status: 403, location: null, sso: true }));
   });
 });

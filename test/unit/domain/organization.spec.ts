@@ -68,7 +68,7 @@ describe('Organization', () => {
       [{ domains: ['localhost'] }, 'domains'],
       [{ domains: ['a.example', 'a.example'] }, 'domains'],
       [{ requireIdentityProvider: true }, 'requireIdentityProvider'],
-    ] as const) {
+    ] as [Partial<Parameters<typeof Organization.create>[0]>, string][]) {
       expect(() => create(over)).toThrow(
         expect.objectContaining({ code: 'VALIDATION_FAILED', meta: { details: [expect.objectContaining({ field })] } }),
       );

@@ -43,6 +43,8 @@ function signInMessage(error: DomainError): string {
       return 'Verify your email address before signing in: use the link in the email we sent.';
     case 'RATE_LIMITED':
       return 'Too many attempts. Try again later.';
+    case 'SSO_REQUIRED':
+      return 'Your organization signs you in through its own identity provider: use it instead of a password.';
     case 'INVALID_MFA_CODE':
       return 'That code is not valid.';
     case 'TOKEN_EXPIRED':
@@ -175,7 +177,7 @@ export class OpenIdProviderMount {
         return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['pwd']);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        return show(error.code === 'RATE_LIMITED' ? 429 : 401, signInMessage(error), field('email'));
+        return show(error.code === 'RATE_LIMITED' ? 429 : error.code === 'SSO_REQUIRED' ? 403 : 401, signInMessage(error), field('email'));
       }
     }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
