@@ -3,6 +3,7 @@ import { ADMIN_ENV, adminApi, createUser, SignedIn, storedEvents, superAdmin } f
 import { login, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { createOrganization, mailedToken, orgApi, verifyAddress } from '../support/organizations';
 import { createTestApp, TestApp } from '../support/test-app';
+import { OrganizationMemberRepository } from '../../src/application/ports/organization-member.repository';
 
 jest.setTimeout(120_000);
 
@@ -238,6 +239,26 @@ describe('Organizations: the active organization and the org claim', () => {
     // And it cannot be chosen again.
     const refused = await orgApi(t, afterRemoval.body.tokens.accessToken).post('/active').send({ organizationId: orgId });
     expect([refused.status, refused.body.error.code]).toEqual([403, 'FORBIDDEN']);
+  });
+
+  it('reads memberships only for a session with an active organization: none at login or at refresh without one', async () => {
+    const admin = adminApi(t, root.accessToken, 'default');
+    const orgId = await createOrganization(t, root.accessToken, 'default', { name: 'Hot Path', slug: 'hot-path' });
+    const user = await createUser(t, root.accessToken, 'default');
+    await admin.put(`/organizations/${orgId}/members/${user.id}`).send({ roles: [] });
+    const claim = jest.spyOn(t.app.get(OrganizationMemberRepository), 'claim');
+    try {
+      const signedIn = await login(t, user.email);
+      const refreshed = await t.api().post('/api/v1/auth/refresh').send({ refreshToken: signedIn.body.tokens.refreshToken });
+      expect(refreshed.status).toBe(200);
+      expect(claim).not.toHaveBeenCalled();
+      await orgApi(t, refreshed.body.tokens.accessToken).post('/active').send({ organizationId: orgId });
+      claim.mockClear();
+      await t.api().post('/api/v1/auth/refresh').send({ refreshToken: refreshed.body.tokens.refreshToken });
+      expect(claim).toHaveBeenCalledTimes(1);
+    } finally {
+      claim.mockRestore();
+    }
   });
 
   it('refuses an organization the caller does not belong to, and null clears the claim', async () => {
