@@ -4,6 +4,7 @@ import { AccountModule } from './modules/account.module';
 import { AdminModule } from './modules/admin.module';
 import { AuthModule } from './modules/auth.module';
 import { ClientsModule } from './modules/clients.module';
+import { OrganizationsModule } from './modules/organizations.module';
 import { ConsoleModule } from './modules/console.module';
 import { CryptoModule } from './modules/crypto.module';
 import { HousekeepingModule } from './modules/housekeeping.module';
@@ -47,6 +48,7 @@ import { WebhooksModule } from './modules/webhooks.module';
     HttpPipelineModule,
     WebhooksModule,
     ClientsModule,
+    OrganizationsModule,
     OpenIdProviderModule,
     ConsoleModule,
   ],

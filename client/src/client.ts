@@ -4,16 +4,20 @@ import { errorFrom, FEDERATION_ERROR_CODES, IdentityError, type FederationErrorC
 import { collectFingerprint, type FingerprintComponents } from './fingerprint.js';
 import { memoryStorage, type TokenStorage } from './storage.js';
 import type {
+  ActiveOrganization,
   AuthSnapshot,
   AuthUser,
   ClientEvents,
   EmailVerification,
   IdentityProvider,
   LinkedIdentity,
+  Membership,
   MfaMethod,
   MfaStatus,
   MfaSummary,
   MfaVerification,
+  OrganizationInvitation,
+  OrganizationMember,
   RedirectResult,
   Session,
   SignInResult,
@@ -83,6 +87,7 @@ type Claims = {
   iat: number;
   exp: number;
   cnf?: { jkt: string };
+  org?: ActiveOrganization;
 };
 type Json = Record<string, unknown>;
 type PasskeyFlow = ReturnType<typeof import('./passkeys.js').passkeySignIn<SignInResult>>;
@@ -131,6 +136,8 @@ function claimsOf(token: string): Claims {
   const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
   return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0))));
 }
+
+const orgPath = (id: string) => `/organizations/${encodeURIComponent(id)}`;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -324,6 +331,7 @@ export function createIdentityClient(options: IdentityClientOptions) {
       amr: claims.amr ?? [],
       roles: claims.roles ?? [],
       appMetadata: claims.app_metadata ?? {},
+      organization: claims.org ?? null,
       expiresAt,
     });
     schedule();
@@ -995,6 +1003,47 @@ export function createIdentityClient(options: IdentityClientOptions) {
     /** Changes the password (an account without one sets its first without `currentPassword`); the user's other sessions end. */
     changePassword: (input: { currentPassword?: string; newPassword: string }) =>
       authed('POST', '/password/change', input).then(() => undefined),
+
+    organizations: {
+      /** The user's organizations, with their roles in each. */
+      list: () => authed('GET', '/organizations').then((answer) => answer.organizations as Membership[]),
+      /** Accepts an invitation (the token of its link) for the signed-in user, whose verified address must be the invited one. */
+      accept: (token: string) =>
+        authed('POST', '/organizations/invitations/accept', { token }).then((answer) => answer.organization as Membership),
+      /**
+       * Makes one of the user's organizations the session's active one (null: none): the new access
+       * token carries it, and so do the session's refreshes. Resolves to the snapshot's `organization`.
+       */
+      async setActive(organizationId: string | null): Promise<ActiveOrganization | null> {
+        const sentAt = Date.now();
+        const answer = await authed('POST', '/organizations/active', { organizationId });
+        await establish(answer.tokens as TokensBody, sentAt, user);
+        return snapshot.status === 'signed-in' ? snapshot.organization : null;
+      },
+      /** An organization's members (its `org-admin`s only). */
+      members: (organizationId: string, page = { page: 1, limit: 20 }) =>
+        authed('GET', `${orgPath(organizationId)}/members?page=${page.page}&limit=${page.limit}`) as Promise<unknown> as Promise<{
+          members: OrganizationMember[];
+          pagination: { total: number; page: number; limit: number };
+        }>,
+      /** Sets a member's organization roles (`org-admin`s only). */
+      setMemberRoles: (organizationId: string, userId: string, roles: string[]) =>
+        authed('PUT', `${orgPath(organizationId)}/members/${encodeURIComponent(userId)}`, { roles }).then(
+          (answer) => answer.member as OrganizationMember,
+        ),
+      /** Removes a member (`org-admin`s only). */
+      removeMember: (organizationId: string, userId: string) =>
+        authed('DELETE', `${orgPath(organizationId)}/members/${encodeURIComponent(userId)}`).then(() => undefined),
+      /** The pending invitations (`org-admin`s only). */
+      invitations: (organizationId: string) =>
+        authed('GET', `${orgPath(organizationId)}/invitations`).then((answer) => answer.invitations as OrganizationInvitation[]),
+      /** Invites an address with organization roles (`org-admin`s only): an email with a link valid 7 days. */
+      invite: (organizationId: string, input: { email: string; roles: string[] }) =>
+        authed('POST', `${orgPath(organizationId)}/invitations`, input).then((answer) => answer.invitation as OrganizationInvitation),
+      /** Revokes a pending invitation (`org-admin`s only). */
+      revokeInvitation: (organizationId: string, invitationId: string) =>
+        authed('DELETE', `${orgPath(organizationId)}/invitations/${encodeURIComponent(invitationId)}`).then(() => undefined),
+    },
 
     sessions: {
       /** The user's sessions; `current` marks this client's. */

@@ -114,6 +114,8 @@ export type AuthSnapshot =
       readonly roles: readonly string[];
       /** What administrators attached to the user, as the access token carries it; `{}` when none. */
       readonly appMetadata: Readonly<Record<string, unknown>>;
+      /** The session's active organization and the user's roles in it (the token's `org` claim); null when none. */
+      readonly organization: ActiveOrganization | null;
       /** When the access token expires, in milliseconds since the epoch (local clock). */
       readonly expiresAt: number;
     };
@@ -125,6 +127,38 @@ export type SignInResult = { kind: 'signed-in'; user: AuthUser } | { kind: 'mfa-
 
 /** What a return from an identity provider ended in: a sign-in, or a link to the signed-in account. */
 export type RedirectResult = SignInResult | { kind: 'linked'; provider: string; identity: LinkedIdentity };
+
+/** The active organization as access tokens carry it (`org`). */
+export interface ActiveOrganization {
+  id: string;
+  slug: string;
+  /** The user's organization roles: `org-admin` and the realm's defined roles. */
+  roles: string[];
+}
+
+/** One of the user's organizations (`GET /organizations`). */
+export interface Membership extends ActiveOrganization {
+  name: string;
+}
+
+/** A member, as an organization's administrators see them. */
+export interface OrganizationMember {
+  userId: string;
+  email: string;
+  roles: string[];
+  joinedAt: string;
+}
+
+/** A pending invitation to an organization. */
+export interface OrganizationInvitation {
+  id: string;
+  email: string;
+  roles: string[];
+  status: 'pending' | 'accepted' | 'revoked' | 'replaced' | 'expired';
+  invitedBy: string;
+  expiresAt: string;
+  createdAt: string;
+}
 
 /** An identity provider of the realm, for a sign-in button (`GET /providers`). */
 export interface IdentityProvider {

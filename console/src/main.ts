@@ -7,6 +7,7 @@ import { emailCodeView, forgotPasswordView, secondFactorView, signInView, signUp
 import { describeError } from './messages';
 import { h, liveRegion, say } from './dom';
 import { resetPasswordPage, verifyEmailPage } from './link-pages';
+import { invitationPage, organizationsView } from './organization-views';
 
 const params = new URLSearchParams(location.search);
 const askedRealm = params.get('realm');
@@ -15,6 +16,8 @@ const realm = askedRealm && /^[a-z0-9][a-z0-9-]{0,62}$/.test(askedRealm) ? asked
 const realmName = document.querySelector<HTMLMetaElement>('meta[name="realm-name"]')?.content || realm;
 const page = location.pathname.replace(/\/+$/, '');
 const onAccount = page === '/account';
+// The invitation link's page (under /account/): it needs the session, to accept for its user.
+const onInvitation = page === '/account/invitation';
 
 const client = createIdentityClient({
   baseUrl: location.origin,
@@ -23,7 +26,7 @@ const client = createIdentityClient({
   // Sessions bound to a key that never leaves this browser (DPoP): a stolen token alone is useless.
   dpop: true,
   // The email link pages need no session.
-  restore: onAccount,
+  restore: onAccount || onInvitation,
 });
 
 const query = realm === 'default' ? '' : `?realm=${realm}`;
@@ -80,11 +83,16 @@ const VIEWS: Record<string, [string, (app: App) => View]> = {
   profile: ['Profile', profileView],
   sessions: ['Sessions', sessionsView],
   security: ['Security', securityView],
+  organizations: ['Organizations', organizationsView],
 };
+
+/** Who is signed in, and in which organization they work (the active organization). */
+const whoText = (snapshot: Extract<AuthSnapshot, { status: 'signed-in' }>) =>
+  `${snapshot.user?.email ?? ''}${snapshot.organization ? ` · ${snapshot.organization.slug}` : ''}`;
 
 function signedInChrome(view: string, snapshot: Extract<AuthSnapshot, { status: 'signed-in' }>): void {
   header.classList.remove('solo');
-  who.textContent = snapshot.user?.email ?? '';
+  who.textContent = whoText(snapshot);
   if (!header.contains(who)) {
     const signOut = h(
       'button',
@@ -132,6 +140,11 @@ function route(): void {
     return;
   }
   if (snapshot.status === 'signed-in') {
+    if (onInvitation) {
+      signedInChrome('', snapshot);
+      if (shown !== 'in:invitation') show('in:invitation', invitationPage(app, params.get('token')));
+      return;
+    }
     const view = fragment in VIEWS ? fragment : 'profile';
     const key = `in:${view}`;
     signedInChrome(view, snapshot);
@@ -151,7 +164,7 @@ function route(): void {
   const key = `out:${name}`;
   if (shown !== key) {
     const notice = shown.startsWith('in:') || shown.startsWith('mfa:') ? (SIGNED_OUT_NOTICE[snapshot.reason ?? ''] ?? null) : null;
-    show(key, view(app), notice);
+    show(key, view(app), onInvitation ? 'Sign in with the address the invitation was sent to, to accept it.' : notice);
   }
 }
 
@@ -216,7 +229,7 @@ if (page === '/verify-email' || page === '/reset-password') {
   // Only the header's name changes with the user: the view stays.
   client.subscribe(() => {
     const snapshot = client.getSnapshot();
-    if (snapshot.status === 'signed-in') who.textContent = snapshot.user?.email ?? '';
+    if (snapshot.status === 'signed-in') who.textContent = whoText(snapshot);
   });
   addEventListener('hashchange', route);
   void client.ready.then(route);

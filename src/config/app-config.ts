@@ -64,6 +64,8 @@ export class AppConfig {
     opToken: RateLimit;
     /** Dynamic client registrations of a realm whose registration is `open`, per client IP. */
     opRegistration: RateLimit;
+    /** POST /organizations/invitations/accept, per user. */
+    invitationAccept: RateLimit;
     default: RateLimit;
   };
   adminRequireMfa: boolean;

@@ -180,6 +180,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     deviceCode: limit('RATE_LIMIT_DEVICE_CODE', { limit: 5, ttlSeconds: 600 }),
     opToken: limit('RATE_LIMIT_OP_TOKEN', { limit: 600, ttlSeconds: 60 }),
     opRegistration: limit('RATE_LIMIT_OP_REGISTRATION', { limit: 10, ttlSeconds: 3600 }),
+    invitationAccept: limit('RATE_LIMIT_INVITATION_ACCEPT', { limit: 10, ttlSeconds: 60 }),
     default: limit('RATE_LIMIT_DEFAULT', { limit: 300, ttlSeconds: 60 }),
   };
   config.adminRequireMfa = bool(env, 'ADMIN_REQUIRE_MFA', false);

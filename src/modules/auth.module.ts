@@ -14,6 +14,7 @@ import { RefreshUseCase } from '../application/auth/refresh.use-case';
 import { RegisterUseCase } from '../application/auth/register.use-case';
 import { SessionGuardian } from '../application/sign-in/session-guardian';
 import { SessionIssuer } from '../application/sign-in/session-issuer';
+import { OrganizationSignIn } from '../application/organizations/organization-sign-in';
 import { SignInContinuation } from '../application/sign-in/sign-in-continuation';
 import { AccountTakeover } from '../application/account/account-takeover';
 import { ListUserIdentitiesUseCase } from '../application/federation/list-user-identities.use-case';
@@ -56,6 +57,7 @@ import { HooksModule } from './hooks.module';
     RefreshUseCase,
     LogoutUseCase,
     AuthenticateUseCase,
+    OrganizationSignIn,
   ],
   exports: [
     HooksModule,
@@ -71,6 +73,7 @@ import { HooksModule } from './hooks.module';
     AuthenticateUseCase,
     RefreshTokenResolver,
     LoginUseCase,
+    OrganizationSignIn,
   ],
 })
 export class AuthModule {}

@@ -31,6 +31,12 @@ import { TypeOrmTransaction } from '../adapters/persistence/typeorm-transaction'
 import { TypeOrmUserRepository } from '../adapters/persistence/typeorm-user.repository';
 import { AppConfig } from '../config/app-config';
 
+import { OrganizationInvitationRepository } from '../application/ports/organization-invitation.repository';
+import { OrganizationMemberRepository } from '../application/ports/organization-member.repository';
+import { OrganizationRepository } from '../application/ports/organization.repository';
+import { TypeOrmOrganizationInvitationRepository } from '../adapters/persistence/typeorm-organization-invitation.repository';
+import { TypeOrmOrganizationMemberRepository } from '../adapters/persistence/typeorm-organization-member.repository';
+import { TypeOrmOrganizationRepository } from '../adapters/persistence/typeorm-organization.repository';
 const repositories = [
   { provide: RealmRepository, useClass: TypeOrmRealmRepository },
   { provide: UserRepository, useClass: TypeOrmUserRepository },
@@ -42,6 +48,9 @@ const repositories = [
   { provide: RoleRepository, useClass: TypeOrmRoleRepository },
   { provide: IdentityProviderRepository, useClass: TypeOrmIdentityProviderRepository },
   { provide: FederationTokenRepository, useClass: TypeOrmFederationTokenRepository },
+  { provide: OrganizationRepository, useClass: TypeOrmOrganizationRepository },
+  { provide: OrganizationMemberRepository, useClass: TypeOrmOrganizationMemberRepository },
+  { provide: OrganizationInvitationRepository, useClass: TypeOrmOrganizationInvitationRepository },
 ];
 
 /**

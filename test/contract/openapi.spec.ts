@@ -207,7 +207,45 @@ describe('OpenAPI document: /docs and /docs/openapi.json', () => {
     const user = await signedInUser(t);
     const root = await superAdmin(t);
     const admin = adminApi(t, root.accessToken, 'default');
+    const organization = await admin.post('/organizations').send({ name: 'Acme', slug: 'acme-openapi', domains: ['acme-openapi.example'] });
+    const orgId = organization.body.organization?.id as string;
+    const mine = (path: string) =>
+      t
+        .api()
+        .get(`/api/v1/auth/organizations${path}`)
+        .set(...bearer(user.accessToken));
     const calls: [string, string, number, { status: number; body: unknown }][] = [
+      ['post', '/v1/admin/organizations', 201, organization],
+      ['get', '/v1/admin/organizations', 200, await admin.get('/organizations')],
+      ['get', '/v1/admin/organizations/{id}', 200, await admin.get(`/organizations/${orgId}`)],
+      ['get', '/v1/admin/organizations/{id}', 404, await admin.get('/organizations/unknown')],
+      [
+        'put',
+        '/v1/admin/organizations/{id}/members/{userId}',
+        200,
+        await admin.put(`/organizations/${orgId}/members/${user.id}`).send({ roles: [] }),
+      ],
+      ['get', '/v1/admin/organizations/{id}/members', 200, await admin.get(`/organizations/${orgId}/members`)],
+      [
+        'post',
+        '/v1/admin/organizations/{id}/invitations',
+        201,
+        await admin.post(`/organizations/${orgId}/invitations`).send({ email: 'invitee@acme-openapi.example', roles: [] }),
+      ],
+      ['get', '/v1/admin/organizations/{id}/invitations', 200, await admin.get(`/organizations/${orgId}/invitations`)],
+      ['get', '/api/v1/auth/organizations', 200, await mine('')],
+      ['get', '/api/v1/auth/organizations/{id}/members', 403, await mine(`/${orgId}/members`)],
+      [
+        'post',
+        '/api/v1/auth/organizations/active',
+        200,
+        await t
+          .api()
+          .post('/api/v1/auth/organizations/active')
+          .set(...bearer(user.accessToken))
+          .send({ organizationId: orgId }),
+      ],
+      ['get', '/api/v1/auth/providers', 200, await t.api().get('/api/v1/auth/providers?email=bob@acme-openapi.example')],
       [
         'post',
         '/api/v1/auth/register',

@@ -8,10 +8,18 @@ export class InMemorySessionRepository extends SessionRepository {
     this.rows.set(session.id, Session.restore(session.snapshot()));
   }
 
+  async setActiveOrganization(realmId: string, id: string, organizationId: string | null): Promise<boolean> {
+    const s = this.rows.get(id);
+    if (!s || s.realmId !== realmId || s.revokedAt) return false;
+    this.rows.set(id, Session.restore({ ...s.snapshot(), activeOrganizationId: organizationId }));
+    return true;
+  }
+
   async save(session: Session): Promise<boolean> {
     const stored = this.rows.get(session.id);
     if (!stored || (stored.revokedAt && !session.revokedAt)) return false;
-    this.rows.set(session.id, Session.restore(session.snapshot()));
+    // As the table: saving never writes the active organization (setActiveOrganization does).
+    this.rows.set(session.id, Session.restore({ ...session.snapshot(), activeOrganizationId: stored.activeOrganizationId }));
     return true;
   }
 

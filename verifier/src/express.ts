@@ -88,6 +88,30 @@ export function requireRole(...roles: string[]) {
   };
 }
 
+/**
+ * Express middleware, after {@link requireAccessToken}: the request goes on when the session's
+ * active organization (the token's `org` claim) gives the user at least one of `roles`; otherwise
+ * 403 `{"error":"insufficient_role", …}` — also when the session works in no organization. Scope
+ * the data by `req.accessToken.organization.id`.
+ */
+export function requireOrganizationRole(...roles: string[]) {
+  if (roles.length === 0) throw new TypeError('requireOrganizationRole needs at least one role');
+  return (req: RequestLike, res: ResponseLike, next: (error?: unknown) => void): void => {
+    const token = req.accessToken;
+    if (!token) return next(new Error('requireOrganizationRole runs after requireAccessToken'));
+    const held = token.organization?.roles ?? [];
+    if (roles.some((role) => held.includes(role))) return next();
+    res.statusCode = 403;
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', 'application/json');
+    const wanted = roles.map((role) => `"${role}"`).join(' or ');
+    const description = token.organization
+      ? `This requires the organization role ${wanted}`
+      : `This requires an active organization and the organization role ${wanted}`;
+    res.end(JSON.stringify({ error: 'insufficient_role', error_description: description }));
+  };
+}
+
 /** The URL the client called: the public origin (or the request's own) and the original path. */
 export function requestUrl(req: RequestLike, publicOrigin?: string): string {
   const path = req.originalUrl ?? req.url ?? '/';

@@ -12,6 +12,7 @@ export {
 export {
   requestUrl,
   requireAccessToken,
+  requireOrganizationRole,
   requireRole,
   type AccessTokenMiddlewareOptions,
   type RequestLike,

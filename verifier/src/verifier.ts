@@ -89,6 +89,11 @@ export interface VerifiedAccessToken {
   roles: string[];
   /** What administrators attached to the user (the `app_metadata` claim); `{}` when there is none. */
   appMetadata: Record<string, unknown>;
+  /**
+   * The organization the session works in (the `org` claim): its id, slug and the user's
+   * organization roles there; absent when the session has chosen none.
+   */
+  organization?: { id: string; slug: string; roles: string[] };
   /** How the session was authenticated (RFC 8176), e.g. ["pwd","otp"]. */
   amr: string[];
   jti: string;
@@ -194,7 +199,19 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       if (error instanceof KeysUnavailableError) throw error;
       throw new AccessTokenError('invalid_token', describe(error), scheme);
     }
-    const { sub, realm: claimedRealm, sid, roles, amr, jti, iat, exp, cnf, app_metadata } = payload as JWTPayload & Record<string, unknown>;
+    const {
+      sub,
+      realm: claimedRealm,
+      sid,
+      roles,
+      amr,
+      jti,
+      iat,
+      exp,
+      cnf,
+      app_metadata,
+      org,
+    } = payload as JWTPayload & Record<string, unknown>;
     if (claimedRealm !== realm) throw new AccessTokenError('invalid_token', 'The token is for another realm', scheme);
     if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') {
       throw new AccessTokenError('invalid_token', 'The token lacks its subject or session', scheme);
@@ -214,6 +231,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       sid,
       roles: stringArray(roles),
       appMetadata: isObject(app_metadata) ? app_metadata : {},
+      ...(isOrganization(org) ? { organization: { id: org.id, slug: org.slug, roles: stringArray(org.roles) } } : {}),
       amr: stringArray(amr),
       jti: typeof jti === 'string' ? jti : '',
       iat: typeof iat === 'number' ? iat : 0,
@@ -388,6 +406,10 @@ function describe(error: unknown): string {
 
 function isConfirmation(value: unknown): value is { jkt: string } {
   return !!value && typeof value === 'object' && typeof (value as { jkt?: unknown }).jkt === 'string';
+}
+
+function isOrganization(value: unknown): value is { id: string; slug: string; roles: unknown } {
+  return isObject(value) && typeof value.id === 'string' && typeof value.slug === 'string';
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

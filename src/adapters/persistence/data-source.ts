@@ -26,6 +26,7 @@ import { ClientsAndResources1764330000000 } from '../../../migrations/1764330000
 import { OpenidProvider1764420000000 } from '../../../migrations/1764420000000-openid-provider';
 import { Hooks1764500000000 } from '../../../migrations/1764500000000-hooks';
 import { OpSessionEnds1764510000000 } from '../../../migrations/1764510000000-op-session-ends';
+import { Organizations1764520000000 } from '../../../migrations/1764520000000-organizations';
 import { AppConfig } from '../../config/app-config';
 import { RECORDS } from './records';
 
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   OpenidProvider1764420000000,
   Hooks1764500000000,
   OpSessionEnds1764510000000,
+  Organizations1764520000000,
 ];
 
 /**

@@ -6,7 +6,8 @@ export const SESSION_COLUMNS = `
   s.device_type AS "deviceType", s.fingerprint, s.reference_fingerprint AS "referenceFingerprint", s.ip, s.country,
   s.city, s.user_agent AS "userAgent", s.amr, s.dpop_jkt AS "dpopJkt", s.status, s.flag_reason AS "flagReason", s.flag_score AS "flagScore",
   s.flagged_at AS "flaggedAt", s.created_at AS "createdAt", s.last_active_at AS "lastActiveAt",
-  s.expires_at AS "expiresAt", s.revoked_at AS "revokedAt", s.revoke_reason AS "revokeReason"`;
+  s.expires_at AS "expiresAt", s.revoked_at AS "revokedAt", s.revoke_reason AS "revokeReason",
+  s.active_organization_id AS "activeOrganizationId"`;
 
 /**
  * SQL for "neither revoked nor expired" at $now under the realm's lifetime: idle timeout in
@@ -59,6 +60,7 @@ export function toSession(record: SessionRecord): Session {
     maxExpiresAt: new Date(record.expiresAt),
     revokedAt: record.revokedAt ? new Date(record.revokedAt) : null,
     revokeReason: record.revokeReason,
+    activeOrganizationId: record.activeOrganizationId ?? null,
   });
 }
 

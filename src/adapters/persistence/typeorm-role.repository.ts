@@ -67,6 +67,15 @@ export class TypeOrmRoleRepository implements RoleRepository {
         [realmId, name, now],
       ),
     );
+    // Organization roles are the realm's defined roles too: memberships and pending invitations lose it.
+    await this.tx.manager.query(
+      `UPDATE organization_members SET roles = array_remove(roles, $2) WHERE realm_id = $1 AND roles @> ARRAY[$2]::text[]`,
+      [realmId, name],
+    );
+    await this.tx.manager.query(
+      `UPDATE organization_invitations SET roles = array_remove(roles, $2) WHERE realm_id = $1 AND status = 'pending' AND roles @> ARRAY[$2]::text[]`,
+      [realmId, name],
+    );
     return { users: Number(counted.users) };
   }
 }

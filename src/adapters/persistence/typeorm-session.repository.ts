@@ -86,6 +86,17 @@ export class TypeOrmSessionRepository implements SessionRepository {
     return flagged ? this.tx.run(write) : write();
   }
 
+  async setActiveOrganization(realmId: string, id: string, organizationId: string | null): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = unwrapRows(
+      await this.tx.manager.query(
+        `UPDATE sessions SET active_organization_id = $3 WHERE realm_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING 1`,
+        [realmId, id, organizationId],
+      ),
+    );
+    return rows.length > 0;
+  }
+
   async findById(realmId: string, id: string): Promise<Session | null> {
     if (!isUuid(id)) return null;
     const rows: SessionRecord[] = await this.tx.manager.query(

@@ -45,6 +45,20 @@ export class AccountEmails {
     await this.mailer.enqueue(EmailTemplates.invitation({ ...this.addressing(realm, user), publicUrl: realm.policy.publicUrl, token }));
   }
 
+  /** An invitation to an organization: a link with the invitation's single-use token, to the invited address. */
+  async sendOrganizationInvitation(realm: Realm, to: string, token: string, organizationName: string): Promise<void> {
+    await this.mailer.enqueue(
+      EmailTemplates.organizationInvitation({
+        realmId: realm.id,
+        realmName: realm.name,
+        to,
+        publicUrl: realm.policy.publicUrl,
+        token,
+        organizationName,
+      }),
+    );
+  }
+
   /** Tells the owner that the password was changed or reset (no link, nothing to redeem). */
   async sendPasswordChanged(realm: Realm, user: User): Promise<void> {
     await this.mailer.enqueue(EmailTemplates.passwordChanged(this.addressing(realm, user)));

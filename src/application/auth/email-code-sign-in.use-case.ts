@@ -5,6 +5,7 @@ import { Email } from '../../domain/user/email';
 import { clipName, splitName, User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
+import { OrganizationSignIn } from '../organizations/organization-sign-in';
 import { OneTimeToken, OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { SignInHooks } from '../ports/sign-in-hooks';
@@ -45,6 +46,7 @@ export class EmailCodeSignInUseCase {
     private readonly tx: Transaction,
     private readonly clock: Clock,
     private readonly hooks: SignInHooks,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   /**
@@ -71,6 +73,8 @@ export class EmailCodeSignInUseCase {
     const token =
       'code' in input.proof ? await this.checkCode(realm, input.proof, now, refuse) : await this.checkLink(realm, input.proof, now, refuse);
     const email = token.email!;
+    // Before the code is spent: an address of an organization that requires its provider never signs in so.
+    await this.organizations.assertOtherWaysAllowed({ realm, email, method: 'email-code', ip: client.ip });
     // An address without an account gets one: the realm's decision first, before anything is
     // written or spent (refused, the code stays as it was).
     if (realm.policy.registrationOpen && !(await this.users.findByEmail(realm.id, email))) {

@@ -4,6 +4,7 @@ import { Realm } from '../../domain/realm/realm';
 import { Email } from '../../domain/user/email';
 import { User } from '../../domain/user/user';
 import { AuditLog } from '../ports/audit-log';
+import { OrganizationSignIn } from '../organizations/organization-sign-in';
 import { Clock } from '../ports/clock';
 import { PasswordHasher } from '../ports/password-hasher';
 import { Transaction } from '../ports/transaction';
@@ -37,11 +38,12 @@ export class LoginUseCase {
     private readonly audit: AuditLog,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   /**
    * Password login. Unknown email and wrong password fail alike, in the same time.
-   * @throws DomainError INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | EMAIL_NOT_VERIFIED | VALIDATION_FAILED |
+   * @throws DomainError SSO_REQUIRED | INVALID_CREDENTIALS | ACCOUNT_SUSPENDED | ACCOUNT_LOCKED | EMAIL_NOT_VERIFIED | VALIDATION_FAILED |
    *   INVALID_DPOP_PROOF
    */
   async execute(input: LoginInput): Promise<LoginResult> {
@@ -49,6 +51,8 @@ export class LoginUseCase {
     const { observation, dpopJkt } = await this.continuation.begin(input.client, input.dpop);
     const { realm, client } = input;
     const user = await this.users.findByEmail(realm.id, Email.normalise(input.email));
+    // Before the password is checked: right or wrong, known address or not, the same answer.
+    await this.organizations.assertOtherWaysAllowed({ realm, email: input.email, user, method: 'password', ip: client.ip });
     if (!user || !user.passwordHash) {
       await this.hasher.verifyDummy(input.password);
       await this.refused(realm, user?.id ?? null, client, this.clock.now(), { reason: user ? 'no_password' : 'unknown_user' });

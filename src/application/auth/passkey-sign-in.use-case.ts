@@ -8,6 +8,7 @@ import { ClientContext } from '../sign-in/client-context';
 import { DpopRequest } from '../sign-in/dpop-binding';
 import { SignInContinuation, SignInOutcome } from '../sign-in/sign-in-continuation';
 import { Clock } from '../ports/clock';
+import { OrganizationSignIn } from '../organizations/organization-sign-in';
 import { MfaCredentialRepository } from '../ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../ports/one-time-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
@@ -84,6 +85,7 @@ export class PasskeySignInUseCase {
     private readonly emails: AccountEmails,
     private readonly tx: Transaction,
     private readonly clock: Clock,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   /**
@@ -139,6 +141,7 @@ export class PasskeySignInUseCase {
       });
       throw refusedAnswer();
     }
+    await this.organizations.assertOtherWaysAllowed({ realm, email: user.email, user, method: 'passkey', ip: client.ip });
     return this.continuation.continue(
       {
         realm,

@@ -9,6 +9,7 @@ import { AccountEmails } from '../account/account-emails';
 import { AccountTakeover } from '../account/account-takeover';
 import { AuditLog } from '../ports/audit-log';
 import { Clock } from '../ports/clock';
+import { OrganizationSignIn } from '../organizations/organization-sign-in';
 import { FederationTokenRepository } from '../ports/federation-token.repository';
 import { IdentityProviderClient, ProviderClaims, ProviderError } from '../ports/identity-provider-client';
 import { IdentityProviderRepository } from '../ports/identity-provider.repository';
@@ -74,6 +75,7 @@ export class CompleteFederationUseCase {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly hooks: SignInHooks,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   /**
@@ -136,6 +138,7 @@ export class CompleteFederationUseCase {
       const decision =
         user && this.hooks.beforeSignIn({ realm, user, method: 'federated', amr: ['fed'], ip: input.ip ?? '', provider: provider.alias });
       if (decision) await decision;
+      await this.organizations.joinThroughProvider(realm.id, provider.alias, userId, input.ip);
       const payload: LoginCodePayload = {
         userId,
         codeChallenge: flow.codeChallenge,

@@ -66,6 +66,20 @@ export const EmailTemplates = {
     );
   },
 
+  /** An invitation to an organization; the page it opens asks before it accepts. */
+  organizationInvitation(input: TemplateInput & { publicUrl: string; token: string; organizationName: string }): OutgoingEmail {
+    const url = tokenLink(input, '/account/invitation');
+    return message(
+      input,
+      'You are invited to join an organization',
+      [
+        `You are invited to join ${input.organizationName}. Open the link below and sign in with this address to accept; the link is valid for 7 days and works once.`,
+        'If you did not expect this invitation, ignore this message.',
+      ],
+      { url, label: 'Review the invitation' },
+    );
+  },
+
   passwordChanged(input: TemplateInput): OutgoingEmail {
     return message(input, 'Your password was changed', [
       'The password of your account was just changed. If you did not do this, reset your password at once and contact your administrator.',

@@ -17,6 +17,8 @@ export interface AccessTokenClaims {
   amr: string[];
   /** The user's app metadata; absent when empty. Issued only: the service itself never reads it from a token. */
   app_metadata?: Readonly<Record<string, unknown>>;
+  /** The session's active organization and the member's roles in it now; absent without one. */
+  org?: { id: string; slug: string; roles: string[] };
   /** Confirmation (RFC 7800): the thumbprint of the DPoP key a sender-constrained token is bound to (RFC 9449). */
   cnf?: { jkt: string };
 }

@@ -32,6 +32,8 @@ export abstract class SessionRepository {
   abstract revoke(realmId: string, id: string, now: Date, reason: string): Promise<boolean>;
   /** Revokes every live session of the user except `exceptSessionId`; returns how many. */
   abstract revokeAllForUser(realmId: string, userId: string, now: Date, reason: string, exceptSessionId?: string): Promise<number>;
+  /** Sets the organization a live session acts in (null for none); false when the session is revoked or unknown. */
+  abstract setActiveOrganization(realmId: string, id: string, organizationId: string | null): Promise<boolean>;
   /** Live sessions (neither revoked nor expired), newest first. */
   abstract list(query: SessionQuery): Promise<{ sessions: Session[]; total: number }>;
 }

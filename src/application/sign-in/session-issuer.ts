@@ -5,6 +5,7 @@ import { isEmptyAppMetadata } from '../../domain/user/app-metadata';
 import { User } from '../../domain/user/user';
 import { AccessTokens } from '../ports/access-tokens';
 import { GeoIp } from '../ports/geo-ip';
+import { OrganizationMemberRepository } from '../ports/organization-member.repository';
 import { RefreshTokenRepository } from '../ports/refresh-token.repository';
 import { SecureTokens } from '../ports/secure-tokens';
 import { SessionRepository } from '../ports/session.repository';
@@ -38,6 +39,7 @@ export class SessionIssuer {
     private readonly geoIp: GeoIp,
     private readonly dpop: DpopBinding,
     private readonly hooks: SignInHooks,
+    private readonly memberships: OrganizationMemberRepository,
   ) {}
 
   /**
@@ -110,11 +112,36 @@ export class SessionIssuer {
 
   /** `claims`: the realm's, asked for before (`askClaims`); asked now when absent. */
   async tokens(realm: Realm, user: User, session: Session, refreshToken: string, now: Date, claims?: RealmClaims): Promise<TokenSet> {
+    const { accessToken, expiresIn, tokenType } = await this.accessToken(realm, user, session, now, claims);
+    const end = session.absoluteEnd(realm.policy.sessionLifetime).getTime();
+    const refreshExpiresIn = Math.max(0, Math.ceil((end - now.getTime()) / 1000));
+    return { accessToken, refreshToken, expiresIn, tokenType, refreshExpiresIn };
+  }
+
+  /**
+   * An access token of the session. With an active organization it carries `org` with the
+   * member's current roles — one indexed read, only then — and none once the user left it.
+   * `claims`: the realm's, asked for before (`askClaims`); asked now when absent.
+   */
+  async accessToken(
+    realm: Realm,
+    user: User,
+    session: Session,
+    now: Date,
+    claims?: RealmClaims,
+  ): Promise<Pick<TokenSet, 'accessToken' | 'expiresIn' | 'tokenType'>> {
     const expiresIn = realm.policy.accessTokenTtlSeconds;
+    const org = session.activeOrganizationId ? await this.memberships.claim(realm.id, session.activeOrganizationId, user.id) : null;
     // The realm's own claims, when it has any; the token's own claims are written over them.
     let extra = claims;
     if (extra === undefined) {
-      const asked = this.askClaims(realm, user, session.id, session.amr);
+      const asked = this.hooks.tokenClaims({
+        realm,
+        user,
+        sessionId: session.id,
+        amr: session.amr,
+        ...(org ? { organization: { ...org } } : {}),
+      });
       extra = asked ? await asked : null;
     }
     const accessToken = await this.accessTokens.issue(
@@ -126,13 +153,12 @@ export class SessionIssuer {
         roles: user.roles,
         amr: session.amr,
         ...(isEmptyAppMetadata(user.appMetadata) ? {} : { app_metadata: user.appMetadata }),
+        ...(org ? { org } : {}),
         ...(session.dpopJkt ? { cnf: { jkt: session.dpopJkt } } : {}),
       },
       now,
       expiresIn,
     );
-    const end = session.absoluteEnd(realm.policy.sessionLifetime).getTime();
-    const refreshExpiresIn = Math.max(0, Math.ceil((end - now.getTime()) / 1000));
-    return { accessToken, refreshToken, expiresIn, tokenType: session.dpopBound ? 'DPoP' : 'Bearer', refreshExpiresIn };
+    return { accessToken, expiresIn, tokenType: session.dpopBound ? 'DPoP' : 'Bearer' };
   }
 }

@@ -78,6 +78,17 @@ export const ADMIN_ACTIONS = {
   'hook.put': { guardsMaster: true },
   'hook.delete': { guardsMaster: true },
   'hook.rotate-secret': { guardsMaster: true },
+  'organizations.list': {},
+  'organizations.create': {},
+  'organization.read': {},
+  'organization.update': {},
+  'organization.delete': {},
+  'organization.members.list': {},
+  'organization.member.set-roles': {},
+  'organization.member.remove': {},
+  'organization.invitations.list': {},
+  'organization.invitations.create': {},
+  'organization.invitation.revoke': {},
 } as const satisfies Record<string, AdminActionRule>;
 
 export type AdminActionName = keyof typeof ADMIN_ACTIONS;

@@ -50,7 +50,16 @@ export type AuditEventType =
   | 'hook.deleted'
   | 'hook.secret_rotated'
   | 'hook.denied'
-  | 'hook.failed';
+  | 'hook.failed'
+  | 'organization.created'
+  | 'organization.updated'
+  | 'organization.deleted'
+  | 'organization.member_added'
+  | 'organization.member_removed'
+  | 'organization.member_roles_changed'
+  | 'organization.invitation_created'
+  | 'organization.invitation_accepted'
+  | 'organization.invitation_revoked';
 
 // A record, so a type added to AuditEventType fails to compile here until it is listed (filters, webhook subscriptions).
 const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
@@ -105,6 +114,15 @@ const AUDIT_EVENT_TYPE_SET: Record<AuditEventType, true> = {
   'hook.secret_rotated': true,
   'hook.denied': true,
   'hook.failed': true,
+  'organization.created': true,
+  'organization.updated': true,
+  'organization.deleted': true,
+  'organization.member_added': true,
+  'organization.member_removed': true,
+  'organization.member_roles_changed': true,
+  'organization.invitation_created': true,
+  'organization.invitation_accepted': true,
+  'organization.invitation_revoked': true,
 };
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_TYPE_SET) as AuditEventType[];
 

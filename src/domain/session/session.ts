@@ -49,6 +49,8 @@ export interface SessionState {
   maxExpiresAt: Date;
   revokedAt: Date | null;
   revokeReason: string | null;
+  /** The organization the session acts in (its tokens' `org` claim), or null/absent for none. */
+  activeOrganizationId?: string | null;
 }
 
 export class Session {
@@ -120,6 +122,10 @@ export class Session {
   }
   get dpopJkt(): string | null {
     return this.state.dpopJkt;
+  }
+  /** The organization its tokens carry as `org`, or null. */
+  get activeOrganizationId(): string | null {
+    return this.state.activeOrganizationId ?? null;
   }
   /** Its refresh and access tokens need proofs made with the DPoP key it is bound to. */
   get dpopBound(): boolean {

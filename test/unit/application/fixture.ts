@@ -18,6 +18,9 @@ import { MailTransport } from '../../../src/application/ports/mail-transport';
 import { Mailer } from '../../../src/application/ports/mailer';
 import { MfaCredentialRepository } from '../../../src/application/ports/mfa-credential.repository';
 import { OneTimeTokenRepository } from '../../../src/application/ports/one-time-token.repository';
+import { OrganizationInvitationRepository } from '../../../src/application/ports/organization-invitation.repository';
+import { OrganizationMemberRepository } from '../../../src/application/ports/organization-member.repository';
+import { OrganizationRepository } from '../../../src/application/ports/organization.repository';
 import { PasswordBlocklist } from '../../../src/application/ports/password-blocklist';
 import { PasswordHasher } from '../../../src/application/ports/password-hasher';
 import { QrCodeRenderer } from '../../../src/application/ports/qr-code-renderer';
@@ -47,6 +50,12 @@ import { InMemoryIdentityProviderRepository } from '../../fakes/in-memory-identi
 import { InMemoryLinkedIdentityRepository } from '../../fakes/in-memory-linked-identity.repository';
 import { InMemoryMfaCredentialRepository } from '../../fakes/in-memory-mfa-credential.repository';
 import { InMemoryOneTimeTokenRepository } from '../../fakes/in-memory-one-time-token.repository';
+import {
+  InMemoryOrganizationInvitationRepository,
+  InMemoryOrganizationMemberRepository,
+  InMemoryOrganizationRepository,
+  OrganizationStore,
+} from '../../fakes/in-memory-organizations';
 import { InMemoryRefreshTokenRepository } from '../../fakes/in-memory-refresh-token.repository';
 import { InMemoryRoleRepository } from '../../fakes/in-memory-role.repository';
 import { InMemorySessionRepository } from '../../fakes/in-memory-session.repository';
@@ -102,6 +111,7 @@ export function useCaseFixture(options: FixtureOptions = {}) {
   users.sessions = sessions;
   if (options.mfaFromFactors) users.credentials = mfaCredentials;
   const identities = new InMemoryLinkedIdentityRepository();
+  const organizationStore = new OrganizationStore();
   const fakes = {
     config,
     clock,
@@ -139,6 +149,9 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     jobLock: new InMemoryJobLock(),
     tx: new CountingTransaction(),
     hooks: new ScriptedSignInHooks(),
+    organizations: new InMemoryOrganizationRepository(organizationStore),
+    memberships: new InMemoryOrganizationMemberRepository(organizationStore, users),
+    invitations: new InMemoryOrganizationInvitationRepository(organizationStore),
   };
   const instances = new Map<unknown, unknown>([
     [AppConfig, config],
@@ -177,6 +190,9 @@ export function useCaseFixture(options: FixtureOptions = {}) {
     [JobLock, fakes.jobLock],
     [Transaction, fakes.tx],
     [SignInHooks, fakes.hooks],
+    [OrganizationRepository, fakes.organizations],
+    [OrganizationMemberRepository, fakes.memberships],
+    [OrganizationInvitationRepository, fakes.invitations],
   ]);
 
   function build<T>(type: Constructor<T>, path: string[] = []): T {

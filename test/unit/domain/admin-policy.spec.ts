@@ -101,6 +101,17 @@ describe('decideAdmin: the admin API authorisation rule', () => {
       'hook.put': ['guards-master', 'guards-master'],
       'hook.delete': ['guards-master', 'guards-master'],
       'hook.rotate-secret': ['guards-master', 'guards-master'],
+      'organizations.list': ['allowed', 'allowed'],
+      'organizations.create': ['allowed', 'allowed'],
+      'organization.read': ['allowed', 'allowed'],
+      'organization.update': ['allowed', 'allowed'],
+      'organization.delete': ['allowed', 'allowed'],
+      'organization.members.list': ['allowed', 'allowed'],
+      'organization.member.set-roles': ['allowed', 'allowed'],
+      'organization.member.remove': ['allowed', 'allowed'],
+      'organization.invitations.list': ['allowed', 'allowed'],
+      'organization.invitations.create': ['allowed', 'allowed'],
+      'organization.invitation.revoke': ['allowed', 'allowed'],
     });
     expect(decideAdmin(masterAdmin, 'master', 'sessions.list', null)).toEqual({ allowed: true, superAdmin: false, hidesSuperAdmins: true });
   });

@@ -25,7 +25,7 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** The paths that answer the console's page; the script renders the view that belongs to each. */
-export const CONSOLE_PAGES = ['/account/', '/verify-email', '/reset-password'];
+export const CONSOLE_PAGES = ['/account/', '/account/invitation', '/verify-email', '/reset-password'];
 /** Where the built scripts and styles are served; their names carry a content hash. */
 export const CONSOLE_ASSETS = '/account/assets/';
 

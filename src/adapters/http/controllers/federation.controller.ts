@@ -11,12 +11,13 @@ import { ListUserIdentitiesUseCase } from '../../../application/federation/list-
 import { StartFederationUseCase } from '../../../application/federation/start-federation.use-case';
 import { UnlinkIdentityUseCase } from '../../../application/federation/unlink-identity.use-case';
 import { Clock } from '../../../application/ports/clock';
+import { OrganizationSignIn } from '../../../application/organizations/organization-sign-in';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
 import { CurrentPrincipal, CurrentRealm, Public, RateLimit } from '../decorators';
 import { EmptyBodyDto } from '../dto/empty-body.dto';
-import { ExchangeLoginCodeDto, LinkIdentityDto, StartFederationDto } from '../dto/federation.dto';
+import { ExchangeLoginCodeDto, LinkIdentityDto, ProvidersQuery, StartFederationDto } from '../dto/federation.dto';
 import { presentFederation } from '../federation-presenters';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { LOGIN_EXAMPLES, LoginResponse, SuccessResponse } from '../openapi/schemas';
@@ -44,15 +45,20 @@ export class FederationController {
     private readonly responses: SignInResponses,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly organizations: OrganizationSignIn,
   ) {}
 
   @Public()
-  @ApiOperation({ summary: 'The realm’s enabled identity providers, for sign-in buttons' })
+  @ApiOperation({
+    summary: 'The realm’s enabled identity providers, for sign-in buttons; with ?email=, the organization of the address’s domain',
+  })
   @ApiOkResponse({ type: ProvidersResponse })
   @Get('providers')
-  async providers(@CurrentRealm() realm: Realm) {
+  async providers(@CurrentRealm() realm: Realm, @Query() query: ProvidersQuery) {
     const providers = await this.listProviders.execute({ realmId: realm.id, enabledOnly: true });
-    return { providers: providers.map((p) => ({ alias: p.alias, displayName: p.displayName })) };
+    const buttons = providers.map((p) => ({ alias: p.alias, displayName: p.displayName }));
+    if (query.email === undefined) return { providers: buttons };
+    return { providers: buttons, organization: await this.organizations.discover(realm.id, query.email) };
   }
 
   @Public()

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 
+export class ProvidersQuery {
+  @ApiPropertyOptional({ description: 'An address: the answer also names the organization its domain belongs to (home-realm discovery)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(254)
+  email?: string;
+}
+
 export class StartFederationDto {
   @ApiProperty({ example: 'https://app.example.com/auth/callback', description: 'An allowedReturnUrls entry or a console page' })
   @IsString()

@@ -31,6 +31,7 @@ const LIMITS = [
   'emailCodeIp',
   'signInVerify',
   'federation',
+  'invitationAccept',
   'default',
 ] as const satisfies readonly RateLimitName[];
 /** As long as the body validation allows, so the limiter and the route pick the same token. */
@@ -185,7 +186,7 @@ export class RateLimitGuard extends ThrottlerGuard {
       const token = bodyToken(req, 'mfaToken');
       const challenge = token ? await this.mfaChallenges.find(token) : null;
       if (challenge && challenge.realmId === req.realm?.id) return `user:${challenge.userId}`;
-    } else if (name === 'default' && req.principal) {
+    } else if ((name === 'default' || name === 'invitationAccept') && req.principal) {
       return `user:${req.principal.sub}`;
     } else if (name === 'emailCode') {
       const email = bodyToken(req, 'email');

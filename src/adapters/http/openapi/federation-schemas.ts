@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 const AT = { example: '2026-11-25T21:44:00.000Z', format: 'date-time' };
 
@@ -7,8 +7,22 @@ export class ProviderButtonView {
   @ApiProperty({ example: 'Acme SSO' }) displayName: string;
 }
 
+export class DiscoveredOrganizationView {
+  @ApiProperty({ example: '0192f1c4-7a2b-7c3d-8e4f-5a6b7c8d9e0f' }) id: string;
+  @ApiProperty({ example: 'Acme Corporation' }) name: string;
+  @ApiProperty({ example: 'acme' }) slug: string;
+  @ApiProperty({ type: String, nullable: true, example: 'acme', description: 'The alias to start the sign-in with, or null' })
+  identityProvider: string | null;
+}
+
 export class ProvidersResponse {
   @ApiProperty({ type: [ProviderButtonView] }) providers: ProviderButtonView[];
+  @ApiPropertyOptional({
+    type: DiscoveredOrganizationView,
+    nullable: true,
+    description: 'With ?email=: the organization whose domain the address is of (home-realm discovery), else null',
+  })
+  organization?: DiscoveredOrganizationView | null;
 }
 
 export class AuthorizationUrlResponse {

@@ -47,6 +47,8 @@ function signInMessage(error: DomainError): string {
       return 'Verify your email address before signing in: use the link in the email we sent.';
     case 'RATE_LIMITED':
       return 'Too many attempts. Try again later.';
+    case 'SSO_REQUIRED':
+      return 'Your organization signs you in through its own identity provider: use it instead of a password.';
     case 'INVALID_MFA_CODE':
       return 'That code is not valid.';
     case 'HOOK_DENIED':
@@ -201,7 +203,14 @@ export class OpenIdProviderMount {
         return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['pwd']);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        const status = error.code === 'RATE_LIMITED' ? 429 : error.code.startsWith('HOOK_') ? renderError(error).status : 401;
+        const status =
+          error.code === 'RATE_LIMITED'
+            ? 429
+            : error.code === 'SSO_REQUIRED'
+              ? 403
+              : error.code.startsWith('HOOK_')
+                ? renderError(error).status
+                : 401;
         return show(status, signInMessage(error), field('email'));
       }
     }

@@ -4,6 +4,12 @@ import { EmailOutboxRecord } from './email-outbox.record';
 import { FederationTokenRecord, IdentityProviderRecord, UserIdentityRecord } from './federation.records';
 import { RecoveryCodeRecord, TotpCredentialRecord, WebauthnCredentialRecord } from './mfa.records';
 import { OneTimeTokenRecord } from './one-time-token.record';
+import {
+  OrganizationDomainRecord,
+  OrganizationInvitationRecord,
+  OrganizationMemberRecord,
+  OrganizationRecord,
+} from './organization.records';
 import { RealmRecord } from './realm.record';
 import { RefreshTokenRecord } from './refresh-token.record';
 import { RoleRecord } from './role.record';
@@ -37,4 +43,8 @@ export const RECORDS = [
   ClientRecord,
   ResourceRecord,
   InitialAccessTokenRecord,
+  OrganizationRecord,
+  OrganizationDomainRecord,
+  OrganizationMemberRecord,
+  OrganizationInvitationRecord,
 ];

@@ -25,4 +25,9 @@ export class SessionRecord {
   @Column({ type: 'timestamptz', name: 'expires_at' }) expiresAt: Date;
   @Column({ type: 'timestamptz', name: 'revoked_at', nullable: true }) revokedAt: Date | null;
   @Column({ type: 'text', name: 'revoke_reason', nullable: true }) revokeReason: string | null;
+  /**
+   * `active_organization_id`, as the session reads select it; no column of the record, so saving
+   * a session never writes it (only `SessionRepository.setActiveOrganization` does).
+   */
+  activeOrganizationId?: string | null;
 }
