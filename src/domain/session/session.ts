@@ -187,6 +187,12 @@ export class Session {
   }
 
   snapshot(): SessionState {
-    return { ...this.state, device: { ...this.state.device }, location: { ...this.state.location }, amr: [...this.state.amr] };
+    return {
+      ...this.state,
+      activeOrganizationId: this.state.activeOrganizationId ?? null,
+      device: { ...this.state.device },
+      location: { ...this.state.location },
+      amr: [...this.state.amr],
+    };
   }
 }
