@@ -269,6 +269,55 @@ describe('Every realm an OpenID provider', () => {
     expect(full.email).toBeUndefined();
   });
 
+  it('answers a page on a public client’s redirect origin across origins: preflights, userinfo, refresh; another origin is refused', async () => {
+    const { config } = await client({ firstParty: true });
+    const person = await user();
+    const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid email' });
+    const tokens = await tokensFor(config, await signIn(new Browser(origin), request.url, person.email, { consent: false }), request);
+    const { userinfo_endpoint: userinfo, token_endpoint: token } = config.serverMetadata();
+    const app = new URL(REDIRECT).origin;
+    const evil = 'https://evil.example.test';
+
+    // A bearer token (userinfo) or a DPoP proof (token) makes the browser ask first.
+    const preflight = (url: string, method: string, headers: string) =>
+      fetch(url, {
+        method: 'OPTIONS',
+        headers: { origin: app, 'access-control-request-method': method, 'access-control-request-headers': headers },
+      });
+    for (const answer of [await preflight(userinfo!, 'GET', 'authorization'), await preflight(token!, 'POST', 'content-type,dpop')]) {
+      expect(answer.status).toBe(204);
+      expect(answer.headers.get('access-control-allow-origin')).toBe(app);
+      expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+    expect((await preflight(userinfo!, 'GET', 'authorization')).headers.get('access-control-allow-headers')).toBe('authorization');
+
+    const me = (from: string) => fetch(userinfo!, { headers: { origin: from, authorization: `Bearer ${tokens.access_token}` } });
+    const mine = await me(app);
+    expect(mine.status).toBe(200);
+    expect(mine.headers.get('access-control-allow-origin')).toBe(app);
+    expect(await mine.json()).toMatchObject({ sub: person.id, email: person.email });
+    const theirs = await me(evil);
+    expect(theirs.status).toBe(400);
+    expect(theirs.headers.get('access-control-allow-origin')).toBeNull();
+
+    const refresh = (from: string, refreshToken: string) =>
+      fetch(token!, {
+        method: 'POST',
+        headers: { origin: from, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: config.clientMetadata().client_id,
+        }),
+      });
+    const refused = await refresh(evil, tokens.refresh_token!);
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    const refreshed = await refresh(app, tokens.refresh_token!);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.get('access-control-allow-origin')).toBe(app);
+  });
+
   it('revokes a token (RFC 7009) and introspects for confidential clients only (RFC 7662)', async () => {
     const secret = randomBytes(32).toString('base64url');
     const { config } = await client({ firstParty: true, tokenEndpointAuthMethod: 'client_secret_basic' }, secret);

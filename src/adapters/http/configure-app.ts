@@ -36,7 +36,9 @@ export function configureApp(app: INestApplication): void {
   );
   app.enableCors(corsPolicy(config.corsOrigins));
   // The realms' OpenID providers take their own bodies (forms): they answer before the JSON parser.
-  express.use(inSequence(endDeclinedPreflights, app.get(OpenIdProviderMount).handler(), under(['/api', '/v1'], noStore), jsonBody));
+  // They answer their own preflights too: an app's userinfo call from its redirect URI's origin
+  // needs one (the provider checks that origin against the client on the request itself).
+  express.use(inSequence(app.get(OpenIdProviderMount).handler(), endDeclinedPreflights, under(['/api', '/v1'], noStore), jsonBody));
   app.useGlobalPipes(new AppValidationPipe());
   setupOpenApi(app);
 }
