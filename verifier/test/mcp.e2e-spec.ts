@@ -147,6 +147,38 @@ describe('an MCP client (official SDK) signs a user in and calls a tool of the e
     await client.close();
   });
 
+  it('registration: a scope naming a resource’s scopes gives that resource, never to a client_credentials client; unknown scopes are refused', async () => {
+    const register = (body: Record<string, unknown>, token?: string) =>
+      fetch(`${issuer}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ client_name: 'Agent', redirect_uris: [REDIRECT], ...body }),
+      });
+    const opened = await register({ token_endpoint_auth_method: 'none', scope: 'openid tools:read' });
+    expect(opened.status).toBe(201);
+    const { client_id } = (await opened.json()) as { client_id: string };
+    expect((await admin.get(`/clients/${client_id}`)).body.client).toMatchObject({
+      resources: [resource],
+      scopes: ['openid', 'tools:read'],
+    });
+    const unknown = await register({ token_endpoint_auth_method: 'none', scope: 'tools:delete' });
+    expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([400, 'invalid_client_metadata']);
+
+    // With initial access tokens a confidential client may register; a machine client gets no resource.
+    expect((await admin.patch('/realm').send({ settings: { clientRegistration: 'token' } })).status).toBe(200);
+    try {
+      const iat = async () => (await admin.post('/initial-access-tokens').send({})).body.initialAccessToken as string;
+      const machine = await register({ grant_types: ['client_credentials'], redirect_uris: [], scope: 'tools:call' }, await iat());
+      expect([machine.status, ((await machine.json()) as { error: string }).error]).toEqual([400, 'invalid_client_metadata']);
+      const web = await register({ token_endpoint_auth_method: 'client_secret_basic', scope: 'tools:call' }, await iat());
+      expect(web.status).toBe(201);
+      const webId = ((await web.json()) as { client_id: string }).client_id;
+      expect((await admin.get(`/clients/${webId}`)).body.client.resources).toEqual([resource]);
+    } finally {
+      expect((await admin.patch('/realm').send({ settings: { clientRegistration: 'open' } })).status).toBe(200);
+    }
+  });
+
   describe('the same tool call with a token the server must refuse', () => {
     let config: oidc.Configuration;
     beforeAll(async () => {

@@ -41,7 +41,8 @@ const OPEN_GRANTS = ['authorization_code', 'refresh_token'];
  * registered client is an ordinary client of the realm (CreateClientUseCase), `registeredBy:
  * "dynamic"` and never first-party, so its users are asked for consent. A `scope` naming scopes of
  * the realm's resources (APIs) gives the client those resources, as an agent registering itself
- * for an API (MCP) needs; each user still consents to them.
+ * for an API (MCP) needs; each user still consents to them. A client asking for the
+ * client_credentials grant (`token` only) gets none: its tokens would need no user's consent.
  */
 @Injectable()
 export class RegisterClientUseCase {
@@ -79,10 +80,12 @@ export class RegisterClientUseCase {
     }
     const scope = optionalString(metadata.scope, 'scope');
     const scopes = scope ? scope.split(' ').filter(Boolean) : [];
-    // The resources whose scopes the client asks for (unknown scopes stay for the validation to refuse).
-    const resources = scopes.length
-      ? (await this.resources.list(realm.id)).filter((r) => r.scopeNames.some((name) => scopes.includes(name))).map((r) => r.identifier)
-      : [];
+    // The resources whose scopes the client asks for, for its users to consent to (unknown scopes
+    // stay for the validation to refuse). Not for client_credentials: no user would be asked.
+    const resources =
+      scopes.length && !grantTypes.includes('client_credentials')
+        ? (await this.resources.list(realm.id)).filter((r) => r.scopeNames.some((name) => scopes.includes(name))).map((r) => r.identifier)
+        : [];
     const registration = {
       realmId: realm.id,
       name: optionalString(metadata.client_name, 'client_name') ?? 'Unnamed app',
