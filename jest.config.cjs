@@ -47,7 +47,7 @@ module.exports = {
     {
       ...common,
       displayName: 'verifier',
-      testMatch: ['<rootDir>/verifier/test/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/verifier/test/**/*.e2e-spec.ts', '<rootDir>/verifier/test/**/*.spec.ts'],
       moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     },
   ],

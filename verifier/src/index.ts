@@ -19,3 +19,9 @@ export {
   type ResponseLike,
 } from './express.js';
 export { MemoryReplayCache, type ReplayCache } from './replay-cache.js';
+export {
+  protectedResource,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  type ProtectedResource,
+  type ProtectedResourceOptions,
+} from './protected-resource.js';

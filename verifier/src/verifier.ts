@@ -42,6 +42,13 @@ export interface AccessTokenVerifierOptions {
    */
   realm?: string;
   /**
+   * The resource this API is (RFC 8707), as registered with `POST /v1/admin/resources`: tokens
+   * must name it in `aud`. Tokens of the realm's OpenID provider carry it; tokens of the
+   * service's own sign-in carry no `aud` and are then refused. Such tokens name no session: `sid`
+   * is not required (it is `''` when absent). Default: no audience check.
+   */
+  audience?: string;
+  /**
    * Where the public keys are. Default: the `jwks_uri` of the issuer's discovery document
    * (`<issuer>/.well-known/openid-configuration`), read once.
    */
@@ -83,8 +90,14 @@ export interface VerifiedAccessToken {
   /** The user id. */
   sub: string;
   realm: string;
-  /** The session id. */
+  /** The session id; `''` for a token of the realm's OpenID provider, which names none. */
   sid: string;
+  /** The token's `scope`, split: for a resource's token, that resource's granted scopes. */
+  scopes: string[];
+  /** The `aud` claim as a list: a resource's token names its identifier; the service's own tokens none. */
+  audience: string[];
+  /** The client the token was issued to (`client_id`), for tokens of the OpenID provider. */
+  clientId?: string;
   /** The user's realm roles: built in (`realm-admin`) or defined by the realm (`teacher`). */
   roles: string[];
   /** What administrators attached to the user (the `app_metadata` claim); `{}` when there is none. */
@@ -163,7 +176,8 @@ export interface AccessTokenVerifier {
  *
  * A token is accepted when: it is a JWS with header `typ` at+jwt and alg ES256, signed by a key
  * of the JWKS; `iss` is the issuer; `realm` is the issuer's realm; `exp` is in the future (within
- * the clock tolerance); `sub`, `sid` are strings. A token with `cnf.jkt` is bound to a DPoP key:
+ * the clock tolerance); `sub`, `sid` are strings (`sid` not when an `audience` is checked); `aud`
+ * names the `audience` when one is given. A token with `cnf.jkt` is bound to a DPoP key:
  * it must come with the DPoP scheme and a proof (RFC 9449 §4.3) — header `typ` dpop+jwt, alg ES256
  * or EdDSA, a public `jwk` whose thumbprint is `cnf.jkt` and whose signature verifies; `htm` the
  * request method; `htu` the request URL without query or fragment; `iat` within the proof window;
@@ -177,6 +191,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
   const configured = options.realm ?? named;
   if (!configured) throw new TypeError('issuer must be a realm’s issuer, …/realms/<realm id> (or give realm)');
   const realm: string = configured;
+  const audience = options.audience;
   const keys = issuerKeys(options);
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const proofMaxAge = options.proofMaxAgeSeconds ?? 60;
@@ -194,6 +209,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
         currentDate: now(),
         clockTolerance,
         requiredClaims: ['exp', 'sub'],
+        ...(audience !== undefined ? { audience } : {}),
       }));
     } catch (error) {
       if (error instanceof KeysUnavailableError) throw error;
@@ -211,9 +227,12 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       cnf,
       app_metadata,
       org,
+      scope,
+      aud,
+      client_id,
     } = payload as JWTPayload & Record<string, unknown>;
     if (claimedRealm !== realm) throw new AccessTokenError('invalid_token', 'The token is for another realm', scheme);
-    if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') {
+    if (typeof sub !== 'string' || (typeof sid !== 'string' && audience === undefined) || typeof exp !== 'number') {
       throw new AccessTokenError('invalid_token', 'The token lacks its subject or session', scheme);
     }
     const jkt = isConfirmation(cnf) ? cnf.jkt : undefined;
@@ -228,7 +247,10 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
     return {
       sub,
       realm,
-      sid,
+      sid: typeof sid === 'string' ? sid : '',
+      scopes: typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [],
+      audience: typeof aud === 'string' ? [aud] : stringArray(aud),
+      ...(typeof client_id === 'string' ? { clientId: client_id } : {}),
       roles: stringArray(roles),
       appMetadata: isObject(app_metadata) ? app_metadata : {},
       ...(isOrganization(org) ? { organization: { id: org.id, slug: org.slug, roles: stringArray(org.roles) } } : {}),
@@ -399,6 +421,7 @@ function normaliseUrl(url: string | URL): string | undefined {
 function describe(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'The token has expired';
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'iss') return 'The token is from another issuer';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') return 'The token is for another resource';
   if (error instanceof errors.JWKSNoMatchingKey) return 'The token is signed by an unknown key';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'The token signature is invalid';
   return 'The token is invalid';

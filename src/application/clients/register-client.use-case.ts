@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Client } from '../../domain/client/client';
 import { DomainError } from '../../domain/errors';
 import { Realm } from '../../domain/realm/realm';
+import { ResourceRepository } from '../ports/resource.repository';
 import { Transaction } from '../ports/transaction';
 import { CreateClientUseCase } from './create-client.use-case';
 import { InitialAccessTokens } from './initial-access-tokens';
@@ -38,13 +39,17 @@ const OPEN_GRANTS = ['authorization_code', 'refresh_token'];
  * `token` with an initial access token, spent in the registration's transaction; `open` anyone,
  * but only public clients (PKCE alone) with the authorization code and refresh token grants. A
  * registered client is an ordinary client of the realm (CreateClientUseCase), `registeredBy:
- * "dynamic"` and never first-party, so its users are asked for consent.
+ * "dynamic"` and never first-party, so its users are asked for consent. A `scope` naming scopes of
+ * the realm's resources (APIs) gives the client those resources, as an agent registering itself
+ * for an API (MCP) needs; each user still consents to them. A client asking for the
+ * client_credentials grant (`token` only) gets none: its tokens would need no user's consent.
  */
 @Injectable()
 export class RegisterClientUseCase {
   constructor(
     private readonly create: CreateClientUseCase,
     private readonly initialAccessTokens: InitialAccessTokens,
+    private readonly resources: ResourceRepository,
     private readonly tx: Transaction,
   ) {}
 
@@ -74,6 +79,13 @@ export class RegisterClientUseCase {
       throw new RegistrationRefused('invalid_client_metadata', 'response_types may only be ["code"]');
     }
     const scope = optionalString(metadata.scope, 'scope');
+    const scopes = scope ? scope.split(' ').filter(Boolean) : [];
+    // The resources whose scopes the client asks for, for its users to consent to (unknown scopes
+    // stay for the validation to refuse). Not for client_credentials: no user would be asked.
+    const resources =
+      scopes.length && !grantTypes.includes('client_credentials')
+        ? (await this.resources.list(realm.id)).filter((r) => r.scopeNames.some((name) => scopes.includes(name))).map((r) => r.identifier)
+        : [];
     const registration = {
       realmId: realm.id,
       name: optionalString(metadata.client_name, 'client_name') ?? 'Unnamed app',
@@ -82,7 +94,8 @@ export class RegisterClientUseCase {
       redirectUris: optionalStrings(metadata.redirect_uris, 'redirect_uris') ?? [],
       postLogoutRedirectUris: optionalStrings(metadata.post_logout_redirect_uris, 'post_logout_redirect_uris') ?? [],
       grantTypes,
-      ...(scope ? { scopes: scope.split(' ').filter(Boolean) } : {}),
+      ...(scope ? { scopes } : {}),
+      ...(resources.length ? { resources } : {}),
       jwksUri: optionalString(metadata.jwks_uri, 'jwks_uri') ?? null,
       backchannelLogoutUri: optionalString(metadata.backchannel_logout_uri, 'backchannel_logout_uri') ?? null,
       ...(metadata.id_token_signed_response_alg !== undefined

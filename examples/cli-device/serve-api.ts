@@ -1,0 +1,3 @@
+import { serve } from './api.js';
+
+await serve();

@@ -1,0 +1,3 @@
+import { main } from './server.js';
+
+await main();
