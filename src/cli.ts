@@ -61,7 +61,8 @@ Commands:
                                         URIs one per option) --first-party
                                         --backchannel-logout-uri=URI --jwks-uri=URI
                                         --token-endpoint-auth-method=METHOD
-                                        --access-token-ttl=SECONDS --json (the client as JSON)
+                                        --id-token-alg=RS256|ES256 --access-token-ttl=SECONDS
+                                        --json (the client and its secret as JSON)
 `;
 
 export interface CliIo {
@@ -256,6 +257,7 @@ const CLIENT_VALUES = {
   '--backchannel-logout-uri': 'backchannelLogoutUri',
   '--jwks-uri': 'jwksUri',
   '--token-endpoint-auth-method': 'tokenEndpointAuthMethod',
+  '--id-token-alg': 'idTokenSignedResponseAlg',
 } as const;
 /** The lists whose items never contain a comma (URIs may). */
 const COMMA_LISTS = new Set(['--grant', '--scope']);
@@ -271,6 +273,7 @@ export interface ClientOptions {
   backchannelLogoutUri?: string;
   jwksUri?: string;
   tokenEndpointAuthMethod?: string;
+  idTokenSignedResponseAlg?: string;
   accessTokenTtlSeconds?: number;
   json: boolean;
 }

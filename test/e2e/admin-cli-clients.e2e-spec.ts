@@ -91,6 +91,8 @@ describe('CLI: clients create and clients list', () => {
       '--scope=openid,profile',
       '--scope=offline_access',
       '--first-party',
+      '--id-token-alg=ES256',
+      '--access-token-ttl=600',
       '--json',
     ]);
     expect(res.code).toBe(0);
@@ -105,6 +107,8 @@ describe('CLI: clients create and clients list', () => {
       scopes: ['openid', 'profile', 'offline_access'],
       firstParty: true,
       tokenEndpointAuthMethod: 'none',
+      idTokenSignedResponseAlg: 'ES256',
+      accessTokenTtlSeconds: 600,
     };
     expect(printed.client).toMatchObject(expected);
     const shown = await adminApi(t, root.accessToken, realm).get(`/clients/${printed.client.clientId}`);
