@@ -7,11 +7,14 @@ import { GetRealmUseCase } from './application/admin/get-realm.use-case';
 import { ListRealmsUseCase } from './application/admin/list-realms.use-case';
 import { RotateSigningKeysUseCase } from './application/admin/rotate-signing-keys.use-case';
 import { UpdateRealmUseCase } from './application/admin/update-realm.use-case';
+import { CreateClientUseCase } from './application/clients/create-client.use-case';
+import { ListClientsUseCase } from './application/clients/list-clients.use-case';
 import { CreateRoleUseCase } from './application/roles/create-role.use-case';
 import { DeleteRoleUseCase } from './application/roles/delete-role.use-case';
 import { ListRolesUseCase } from './application/roles/list-roles.use-case';
 import { Clock } from './application/ports/clock';
 import { SecureTokens } from './application/ports/secure-tokens';
+import { presentClients } from './adapters/http/client-presenters';
 import { present } from './adapters/http/presenters';
 import { TypeOrmSigningKeyStore } from './adapters/persistence/typeorm-signing-key-store';
 import { AppModule } from './app.module';
@@ -48,6 +51,18 @@ Commands:
                                         that administrators can assign it
   delete-role <realm> <name>            delete a defined role; every user of the realm who
                                         holds it loses it (their next token no longer has it)
+  clients list <realm> [--json]         list the realm's OpenID provider clients (never a secret)
+  clients create <realm> <name> --type=public|confidential [options]
+                                        register a client as POST /v1/admin/clients does; prints
+                                        its id and, for a confidential client, its secret (once).
+                                        Options, repeatable where a list: --redirect-uri=URI
+                                        --post-logout-redirect-uri=URI --grant=TYPE --scope=NAME
+                                        --resource=IDENTIFIER (lists also comma-separated, but
+                                        URIs one per option) --first-party
+                                        --backchannel-logout-uri=URI --jwks-uri=URI
+                                        --token-endpoint-auth-method=METHOD
+                                        --id-token-alg=RS256|ES256 --access-token-ttl=SECONDS
+                                        --json (the client and its secret as JSON)
 `;
 
 export interface CliIo {
@@ -144,6 +159,36 @@ export async function runCli(argv: string[], app: INestApplicationContext, io: C
         io.out(`Deleted role "${args[1]}" from realm "${realm.id}"; ${users} user${users === 1 ? '' : 's'} held it`);
         return 0;
       }
+      case 'clients': {
+        const [sub, ...words] = args;
+        if (sub === 'list') {
+          if (words.length !== 1 || flags.some((flag) => flag !== '--json')) return usage('clients list takes <realm> [--json]');
+          const realm = await app.get(GetRealmUseCase).execute(words[0]);
+          const clients = (await app.get(ListClientsUseCase).execute({ realmId: realm.id })).map(presentClients.client);
+          if (flags.includes('--json')) io.out(JSON.stringify(clients, null, 2));
+          else for (const client of clients) io.out(clientLine(client));
+          return 0;
+        }
+        if (sub === 'create') {
+          if (words.length !== 2) return usage('clients create takes <realm> <name> --type=public|confidential [options]');
+          const options = parseClientOptions(flags);
+          if (typeof options === 'string') return usage(options);
+          const { json, ...fields } = options;
+          const realm = await app.get(GetRealmUseCase).execute(words[0]);
+          const { client, clientSecret } = await app
+            .get(CreateClientUseCase)
+            .execute({ actor: null, registeredBy: 'admin', realmId: realm.id, name: words[1], ...fields });
+          const shown = presentClients.client(client);
+          if (json) io.out(JSON.stringify({ client: shown, ...(clientSecret !== null ? { clientSecret } : {}) }, null, 2));
+          else {
+            io.out(`Created ${shown.type} client "${shown.name}" in realm "${realm.id}"`);
+            io.out(`Client id: ${shown.clientId}`);
+            if (clientSecret !== null) io.out(`Client secret (shown once, store it now): ${clientSecret}`);
+          }
+          return 0;
+        }
+        return usage('clients takes list <realm> or create <realm> <name> --type=public|confidential [options]');
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -198,6 +243,82 @@ export function parseAssignments(words: string[]): { name?: string; enabled?: bo
     target[path[path.length - 1]] = value;
   }
   return change;
+}
+
+const CLIENT_LISTS = {
+  '--redirect-uri': 'redirectUris',
+  '--post-logout-redirect-uri': 'postLogoutRedirectUris',
+  '--grant': 'grantTypes',
+  '--scope': 'scopes',
+  '--resource': 'resources',
+} as const;
+const CLIENT_VALUES = {
+  '--type': 'type',
+  '--backchannel-logout-uri': 'backchannelLogoutUri',
+  '--jwks-uri': 'jwksUri',
+  '--token-endpoint-auth-method': 'tokenEndpointAuthMethod',
+  '--id-token-alg': 'idTokenSignedResponseAlg',
+} as const;
+/** The lists whose items never contain a comma (URIs may). */
+const COMMA_LISTS = new Set(['--grant', '--scope']);
+
+export interface ClientOptions {
+  type: string;
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  grantTypes?: string[];
+  scopes?: string[];
+  resources?: string[];
+  firstParty?: boolean;
+  backchannelLogoutUri?: string;
+  jwksUri?: string;
+  tokenEndpointAuthMethod?: string;
+  idTokenSignedResponseAlg?: string;
+  accessTokenTtlSeconds?: number;
+  json: boolean;
+}
+
+/**
+ * The options of `clients create` as the admin API's fields; a string says what is wrong (a usage
+ * error). The values are the domain's to judge, as for a REST request.
+ */
+export function parseClientOptions(flags: string[]): ClientOptions | string {
+  const fields: Record<string, unknown> = {};
+  let json = false;
+  for (const flag of flags) {
+    const at = flag.indexOf('=');
+    const name = at < 0 ? flag : flag.slice(0, at);
+    const value = at < 0 ? null : flag.slice(at + 1);
+    if (name === '--first-party' || name === '--json') {
+      if (value !== null) return `${name} takes no value`;
+      if (name === '--json') json = true;
+      else fields.firstParty = true;
+      continue;
+    }
+    if (value === null || value === '') return `${name} needs a value (${name}=…)`;
+    if (name in CLIENT_LISTS) {
+      const key = CLIENT_LISTS[name as keyof typeof CLIENT_LISTS];
+      const items = COMMA_LISTS.has(name) ? value.split(',').map((item) => item.trim()) : [value];
+      fields[key] = [...((fields[key] as string[] | undefined) ?? []), ...items.filter((item) => item !== '')];
+    } else if (name in CLIENT_VALUES) {
+      const key = CLIENT_VALUES[name as keyof typeof CLIENT_VALUES];
+      if (key in fields) return `${name} is given twice`;
+      fields[key] = value;
+    } else if (name === '--access-token-ttl') {
+      if (!/^\d{1,9}$/.test(value)) return '--access-token-ttl takes a number of seconds';
+      fields.accessTokenTtlSeconds = Number(value);
+    } else return `Unknown option "${name}" for clients create`;
+  }
+  if (typeof fields.type !== 'string') return 'clients create needs --type=public or --type=confidential';
+  return { ...(fields as Omit<ClientOptions, 'json'>), json };
+}
+
+/** One client of `clients list`: id, type, name, and what marks it. */
+function clientLine(client: ReturnType<typeof presentClients.client>): string {
+  const marks = [client.firstParty ? 'first party' : null, client.registeredBy === 'dynamic' ? 'registered dynamically' : null].filter(
+    Boolean,
+  );
+  return `${client.clientId}  ${client.type}  ${client.name}${marks.length ? ` (${marks.join(', ')})` : ''}`;
 }
 
 /** Seconds until every token signed with the previous key has expired (0: rotating is safe). */

@@ -9,6 +9,7 @@ import type {
   AuthUser,
   ClientEvents,
   EmailVerification,
+  GrantedApp,
   IdentityProvider,
   LinkedIdentity,
   Membership,
@@ -1043,6 +1044,13 @@ export function createIdentityClient(options: IdentityClientOptions) {
       /** Revokes a pending invitation (`org-admin`s only). */
       revokeInvitation: (organizationId: string, invitationId: string) =>
         authed('DELETE', `${orgPath(organizationId)}/invitations/${encodeURIComponent(invitationId)}`).then(() => undefined),
+    },
+
+    apps: {
+      /** The apps the user let sign them in through the realm's OpenID provider, with what each may access. */
+      list: () => authed('GET', '/apps').then((answer) => answer.apps as GrantedApp[]),
+      /** Revokes an app's access: its grant ends, and every token it holds for the user. */
+      revoke: (clientId: string) => authed('DELETE', `/apps/${encodeURIComponent(clientId)}`).then(() => undefined),
     },
 
     sessions: {

@@ -63,6 +63,17 @@ export interface Session {
   current: boolean;
 }
 
+/** An app the user let sign them in through the realm's OpenID provider. */
+export interface GrantedApp {
+  clientId: string;
+  name: string;
+  /** What it may access: the scopes granted (and the APIs, as resource scopes, when it asked for them). */
+  scopes: string[];
+  grantedAt: string;
+  /** When it last used its grant (a token issued or refreshed); null when not yet. */
+  lastUsedAt: string | null;
+}
+
 export interface TotpSetup {
   secret: string;
   otpauthUrl: string;

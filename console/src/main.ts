@@ -2,6 +2,7 @@
 // /reset-password. It follows the client's state: signed out, a second factor awaited, signed in.
 import { type AuthSnapshot, createIdentityClient, type IdentityProvider } from '../../client/src/index';
 import { profileView, securityView, sessionsView } from './account-views';
+import { appsView } from './apps-views';
 import type { App, View } from './app';
 import { emailCodeView, forgotPasswordView, secondFactorView, signInView, signUpView } from './auth-views';
 import { describeError } from './messages';
@@ -84,6 +85,7 @@ const VIEWS: Record<string, [string, (app: App) => View]> = {
   sessions: ['Sessions', sessionsView],
   security: ['Security', securityView],
   organizations: ['Organizations', organizationsView],
+  apps: ['Apps', appsView],
 };
 
 /** Who is signed in, and in which organization they work (the active organization). */

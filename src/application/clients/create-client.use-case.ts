@@ -15,7 +15,7 @@ import { auditClientChange, namedResources } from './client-admin';
 import { ClientSecrets } from './client-secrets';
 
 export type CreateClientInput = Omit<ClientRegistration, 'clientId' | 'registeredBy' | 'createdAt'> & {
-  /** The administrator; null for a dynamic registration. */
+  /** The administrator; null for a dynamic registration or the command line. */
   actor: AdminActor | null;
   /** `admin` unless the realm's OpenID provider registers it (RFC 7591). */
   registeredBy?: RegisteredBy;
@@ -71,6 +71,8 @@ export class CreateClientUseCase {
         name: client.name,
         type: client.type,
         registeredBy,
+        // Registered by an operator on the command line: no administrator, no dynamic registration.
+        ...(actor === null && registeredBy === 'admin' ? { by: 'cli' } : {}),
       });
       return { client, clientSecret };
     });
