@@ -3,7 +3,8 @@
 // the org-admins' GET /api/v1/auth/organizations/:id/members): seeds a fresh PostgreSQL database by
 // SQL, then times the production repository (dist/) from 4 concurrent connections for pages near
 // the start, the middle and the end, and prints p50/p99 per page with the exact total, and EXPLAIN
-// ANALYZE of the statement. Not a test.
+// ANALYZE of the statement. Not a test. `npm run bench:scale` runs it too (its
+// `organization-members` measurement, `measureOrganizationMembers` below).
 //
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/organization-members-list.mjs
 //
@@ -13,62 +14,51 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBenchDatabase, seedUsers } from './lib/database.mjs';
+import { option } from './lib/options.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  return value === undefined || value.startsWith('--') ? true : value;
-}
-
-const MEMBERS = Number(option('members', 100000));
-const ITERATIONS = Number(option('iterations', 400));
-const WARMUP = Number(option('warmup', 40));
-const CONNECTIONS = Number(option('connections', 4));
-const KEEP = Boolean(option('keep', false));
 const REALM = 'bench-orgs';
 const ORGANIZATION = '0192f1c4-7a2b-4c3d-8e4f-5a6b7c8d9e0f';
-const log = (line) => process.stderr.write(`${line}\n`);
-
-if (!process.env.DATABASE_URL) {
-  console.error('DATABASE_URL must point at a PostgreSQL server (a database bench_members_<stamp> is created there and dropped).');
-  process.exit(2);
-}
-for (const file of [
-  'dist/src/adapters/persistence/open-database.js',
-  'dist/src/adapters/persistence/typeorm-organization-member.repository.js',
-]) {
-  if (!fs.existsSync(path.join(ROOT, file))) {
-    console.error(`${file} is missing: run npm run build first.`);
-    process.exit(2);
-  }
-}
-
-const { loadConfig } = require(path.join(ROOT, 'dist/src/config/load-config.js'));
-const { openDatabase } = require(path.join(ROOT, 'dist/src/adapters/persistence/open-database.js'));
-const { TypeOrmTransaction } = require(path.join(ROOT, 'dist/src/adapters/persistence/typeorm-transaction.js'));
-const { TypeOrmOrganizationMemberRepository } = require(
-  path.join(ROOT, 'dist/src/adapters/persistence/typeorm-organization-member.repository.js'),
-);
-
-const last = Math.ceil(MEMBERS / 20);
-/** The pages asked for: `[name, page, limit]`. */
-const PAGES = [
-  ['first page, limit 20', 1, 20],
-  ['page 2, limit 100', 2, 100],
-  ['page 50, limit 20 (offset 980)', 50, 20],
-  [`middle page ${Math.ceil(last / 2)}, limit 20`, Math.ceil(last / 2), 20],
-  [`last page ${last}, limit 20`, last, 20],
-];
+const BUILT = ['dist/src/adapters/persistence/open-database.js', 'dist/src/adapters/persistence/typeorm-organization-member.repository.js'];
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-async function main() {
+/**
+ * Seeds a database of its own on DATABASE_URL's server with an organization of `members` members,
+ * times the repository's list for five pages from `connections` concurrent callers, explains the
+ * middle page's statement, and drops the database (unless `keep`). Returns the figures and the
+ * printable `text`; throws if a total is not exactly `members`.
+ */
+export async function measureOrganizationMembers({
+  members: MEMBERS = 100000,
+  iterations: ITERATIONS = 400,
+  warmup: WARMUP = 40,
+  connections: CONNECTIONS = 4,
+  keep: KEEP = false,
+  log = (line) => process.stderr.write(`${line}\n`),
+} = {}) {
+  if (!process.env.DATABASE_URL) {
+    throw new Error('DATABASE_URL must point at a PostgreSQL server (a database bench_members_<stamp> is created there and dropped).');
+  }
+  for (const file of BUILT) if (!fs.existsSync(path.join(ROOT, file))) throw new Error(`${file} is missing: run npm run build first.`);
+  const { loadConfig } = require(path.join(ROOT, 'dist/src/config/load-config.js'));
+  const { openDatabase } = require(path.join(ROOT, 'dist/src/adapters/persistence/open-database.js'));
+  const { TypeOrmTransaction } = require(path.join(ROOT, 'dist/src/adapters/persistence/typeorm-transaction.js'));
+  const { TypeOrmOrganizationMemberRepository } = require(
+    path.join(ROOT, 'dist/src/adapters/persistence/typeorm-organization-member.repository.js'),
+  );
+  const last = Math.ceil(MEMBERS / 20);
+  /** The pages asked for: `[name, page, limit]`. */
+  const PAGES = [
+    ['first page, limit 20', 1, 20],
+    ['page 2, limit 100', 2, 100],
+    ['page 50, limit 20 (offset 980)', 50, 20],
+    [`middle page ${Math.ceil(last / 2)}, limit 20`, Math.ceil(last / 2), 20],
+    [`last page ${last}, limit 20`, last, 20],
+  ];
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
   const database = await createBenchDatabase(`members_${stamp}`);
   log(`database ${database.name}`);
@@ -153,7 +143,7 @@ async function main() {
     const plan = await dataSource.manager.query(`EXPLAIN (ANALYZE, BUFFERS) ${recorded.sql}`, recorded.params);
 
     const pad = (s, n) => String(s).padEnd(n);
-    const lines = [
+    const text = [
       `Members list of an organization of ${MEMBERS} members, ${CONNECTIONS} connections, ${ITERATIONS} calls per page after ${WARMUP} warm-up,`,
       `OrganizationMemberRepository.list (one statement: the kept count and the page), total ${MEMBERS} exact on every call, client on loopback`,
       '',
@@ -165,10 +155,9 @@ async function main() {
       '',
       'EXPLAIN (ANALYZE, BUFFERS) of the middle page:',
       ...plan.map((r) => r['QUERY PLAN']),
-    ];
-    console.log(lines.join('\n'));
-    const slow = results.filter((r) => r.p99 > 50);
-    if (slow.length) console.log(`\nOver 50 ms at p99: ${slow.map((r) => r.name).join('; ')}`);
+    ].join('\n');
+    const slow = results.filter((r) => r.p99 > 50).map((r) => r.name);
+    return { members: MEMBERS, connections: CONNECTIONS, iterations: ITERATIONS, results, slow, plan, text };
   } finally {
     if (dataSource?.isInitialized) await dataSource.destroy();
     if (!KEEP) await database.drop();
@@ -176,7 +165,20 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  measureOrganizationMembers({
+    members: Number(option('members', 100000)),
+    iterations: Number(option('iterations', 400)),
+    warmup: Number(option('warmup', 40)),
+    connections: Number(option('connections', 4)),
+    keep: Boolean(option('keep', false)),
+  })
+    .then(({ text, slow }) => {
+      console.log(text);
+      if (slow.length) console.log(`\nOver 50 ms at p99: ${slow.join('; ')}`);
+    })
+    .catch((error) => {
+      console.error(error.message ?? error);
+      process.exit(error.message?.startsWith('DATABASE_URL') || error.message?.includes('npm run build') ? 2 : 1);
+    });
+}

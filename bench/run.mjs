@@ -8,6 +8,7 @@
 //          --cpu-prof (server profile in bench/results/<stamp>/)  --keep (keep the database)
 //          --node-options="--flag …" (extra node flags for the server, for experiments)
 //          --rich-users (the default realm's users hold 10 roles and 1 KiB of app metadata)
+//          --op-realms 10 (realms whose providers `op-realms-rss` loads)
 // PostgreSQL when DATABASE_URL is set (a database bench_<stamp> is created and dropped), the
 // embedded PGlite otherwise (a temporary DATA_DIR).
 import bcrypt from 'bcrypt';
@@ -30,6 +31,7 @@ import {
   serverVersion,
 } from './lib/database.mjs';
 import { federationScenario } from './lib/federation.mjs';
+import { measureRealmProviders, openIdProviderScenarios } from './lib/openid-provider.mjs';
 import { bcryptLimit, measureScenario, preHash } from './lib/measure.mjs';
 import { machineDescription } from './lib/proc.mjs';
 import { benchEnv, freePort, productionNodeFlags, startServer } from './lib/server.mjs';
@@ -53,6 +55,7 @@ const CLEAN_OTHER = Number(option('clean-other', 0.15));
 const CPU_PROF = Boolean(option('cpu-prof', false));
 const KEEP = Boolean(option('keep', false));
 const RICH_USERS = Boolean(option('rich-users', false));
+const OP_REALMS = Number(option('op-realms', 10));
 const NODE_OPTIONS = option('node-options', '') ? String(option('node-options')).split(/\s+/).filter(Boolean) : [];
 
 const PASSWORD = 'Bench-Copper-Kettle-2026!';
@@ -92,6 +95,9 @@ const HOOKS_COUNT = 5;
 // without and then with a hook that a server in this process answers at once on loopback.
 const CLAIMS_REALM = 'bench-claims';
 const CLAIMS_CHAINS = 256;
+// The OpenID provider's sign-ins: cost-4 users in a realm of their own, so that the figure is the
+// flow's own work (a login at the configured cost adds one compare: the `login` row's CPU).
+const OP_REALM = 'bench-op';
 
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
 const tag = stamp.replace('_', '');
@@ -214,6 +220,18 @@ async function main() {
       tag,
       template,
     });
+    await db.query(`INSERT INTO realms (id, name, created_at) VALUES ($1, 'Provider', now())`, [OP_REALM]);
+    await seedUsers(db, { realm: OP_REALM, prefix: 'o', count: HOOKS_USERS, passwordHash: lightHash });
+    const opAdminToken = await seedAdmin(db, { realm: OP_REALM, email: `admin.${tag}@bench.example.com`, passwordHash, tag, template });
+    // A super-admin of master creates the realms whose providers `op-realms-rss` loads.
+    const superAdminToken = await seedAdmin(db, {
+      realm: 'master',
+      email: `super.${tag}@bench.example.com`,
+      passwordHash,
+      tag,
+      template,
+      roles: ['super-admin'],
+    });
     await checkSeededToken(db, tag);
     await db.query('VACUUM ANALYZE');
     const counts = (
@@ -311,6 +329,25 @@ async function main() {
     if (dpopLogin.tokens?.tokenType !== 'DPoP') throw new Error('the DPoP login did not give a DPoP-bound token');
     const dpopAccess = dpopLogin.tokens.accessToken;
     const claimsScenarios = await tokenClaimsScenarios(origin, claimsAdminToken);
+    const adminAccessOf = async (refreshToken, realm) =>
+      (
+        await expectOk(origin, 'POST', '/api/v1/auth/refresh', {
+          body: { refreshToken, deviceFingerprint: FINGERPRINT },
+          headers: { 'x-realm-id': realm },
+        })
+      ).tokens.accessToken;
+    const opUsers = [];
+    for (let i = 0; i < HOOKS_USERS; i++) if (seededStatus(i) === 'active') opUsers.push(seededEmail('o', i));
+    const opScenarios = openIdProviderScenarios({
+      origin,
+      call,
+      adminAccess: await adminAccessOf(opAdminToken, OP_REALM),
+      realm: OP_REALM,
+      users: opUsers,
+      password: PASSWORD,
+      connections: CONNECTIONS,
+      clientHeaders: CLIENT_HEADERS,
+    });
     const refreshStarters = dispenser(live.splice(0, 2000));
     const cookieStarters = dispenser(live.splice(0, 2000));
     const logoutPool = dispenser(live);
@@ -501,6 +538,7 @@ async function main() {
         ],
       },
       federationScenario({ origin, call, adminAccess, tag, fingerprint: FINGERPRINT, clientHeaders: CLIENT_HEADERS }),
+      ...opScenarios,
       largeAdminAccess && {
         name: 'admin-users-100k',
         what: `GET ${usersQuery} in realm ${LARGE_REALM} (${LARGE_USERS} users)`,
@@ -611,12 +649,41 @@ async function main() {
       if (scenario.name === 'login') await measureLimit();
     }
     if (!limit && ONLY?.includes('bcrypt')) await measureLimit();
+    let realmProviders = null;
+    if (!ONLY || ONLY.includes('op-realms-rss')) {
+      log(
+        `== op-realms-rss: ${OP_REALMS} realms created, each provider loaded (discovery + one token), then ${DURATION} s of tokens across them`,
+      );
+      realmProviders = await measureRealmProviders({
+        origin,
+        call,
+        superAdminAccess: await adminAccessOf(superAdminToken, 'master'),
+        server,
+        tag,
+        count: OP_REALMS,
+        seconds: DURATION,
+        connections: CONNECTIONS,
+        clientHeaders: CLIENT_HEADERS,
+        log,
+      });
+    }
 
     const deliveriesWritten = await countDeliveries(database, HOOKS_REALM);
     await claimsScenarios.close();
     await server.stop();
     server = null;
-    report({ machine, dbVersion, database, counts, results, limit, skipped, deliveriesWritten, clientSize: await clientBundleSize() });
+    report({
+      machine,
+      dbVersion,
+      database,
+      counts,
+      results,
+      limit,
+      skipped,
+      deliveriesWritten,
+      realmProviders,
+      clientSize: await clientBundleSize(),
+    });
   } finally {
     if (monitor) await monitor.close().catch(() => undefined);
     if (server) await server.stop().catch(() => undefined);
@@ -739,7 +806,7 @@ async function countDeliveries(database, realm) {
   }
 }
 
-function report({ machine, dbVersion, database, counts, results, limit, skipped, deliveriesWritten, clientSize }) {
+function report({ machine, dbVersion, database, counts, results, limit, skipped, deliveriesWritten, realmProviders, clientSize }) {
   const mb = (bytes) => Math.round(bytes / 2 ** 20);
   const lines = [];
   lines.push(`identity-service benchmark ${stamp}`);
@@ -828,6 +895,27 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped,
         `the provider's own ${round(federation.helperCpuMsPerReq, 2)} ms in its own process, not counted`,
     );
   }
+  const tokens = byName('op-client-credentials');
+  if (tokens) {
+    lines.push(
+      `op-client-credentials: ${round(tokens.reqPerSec)} tokens/s at ${tokens.connections} connections, ${round(tokens.serverCpuMsPerReq, 2)} ms server CPU per token ` +
+        `(${round(1000 / tokens.serverCpuMsPerReq)} tokens per server CPU-second)`,
+    );
+  }
+  for (const name of ['op-sign-in-sso', 'op-sign-in-password']) {
+    const r = byName(name);
+    if (!r) continue;
+    const db = database.kind === 'postgresql' ? ` + ${round(r.databaseCpuMsPerReq, 2)} ms PostgreSQL CPU` : ' (database in the server)';
+    lines.push(`${name}: ${round(r.serverCpuMsPerReq, 2)} ms server CPU per sign-in (authorize … code → token)${db}`);
+  }
+  if (realmProviders) {
+    const r = realmProviders;
+    lines.push(
+      `op-realms-rss: ${r.realms} more realms' providers loaded: RSS ${mb(r.rssBeforeBytes)} → ${mb(r.rssLoadedBytes)} MB; ` +
+        `peak ${mb(r.rssMaxBytes)} MB during ${r.tokens} tokens across them in ${r.seconds} s (budget ≤ 160 MB: ${mb(r.rssMaxBytes) <= 160 ? 'met' : 'MISSED'}); ` +
+        `the process's high-water mark ${mb(r.rssHighWaterBytes)} MB`,
+    );
+  }
   if (clientSize) {
     lines.push(
       `client SDK core bundle: ${clientSize.coreGzip} B gzip (budget ${clientSize.budget} B: ${clientSize.coreGzip <= clientSize.budget ? 'met' : 'MISSED'}); WebAuthn ${clientSize.webauthnInCore || !clientSize.webauthnChunk ? 'NOT split off' : 'in a lazily loaded chunk'}`,
@@ -849,6 +937,7 @@ function report({ machine, dbVersion, database, counts, results, limit, skipped,
         config: { CONNECTIONS, DURATION, RUNS, WARMUP, USERS, SESSIONS, LARGE_USERS, BCRYPT_COST, CLEAN_RUNS },
         results,
         limit,
+        realmProviders,
         skipped,
       },
       null,

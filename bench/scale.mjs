@@ -13,6 +13,9 @@
 //          --keep (keep the last database)   --reuse (measure the kept database, no seeding)
 //          --database bench_scale (its name on the DATABASE_URL server)
 //          --pglite (the embedded database instead of DATABASE_URL)
+//          --members 100000 (the organization of the `organization-members` measurement: the members
+//          list, bench/organization-members-list.mjs, on a database of its own; PostgreSQL only)
+//          --only organization-members (that measurement alone, no sizes seeded)
 // Writes bench/results/scale-<stamp>/scale.json; `node bench/scale-chart.mjs <that file>` draws the chart.
 import bcrypt from 'bcrypt';
 import fs from 'node:fs';
@@ -37,6 +40,7 @@ import {
   WEBHOOKS,
 } from './lib/scale-seed.mjs';
 import { explainPaths } from './lib/scale-explain.mjs';
+import { measureOrganizationMembers } from './organization-members-list.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -54,6 +58,11 @@ const KEEP = Boolean(option('keep', false));
 const REUSE = Boolean(option('reuse', false));
 const PGLITE = Boolean(option('pglite', false));
 const DATABASE = String(option('database', 'bench_scale'));
+const MEMBERS = Number(option('members', 100000));
+// Measurements beside the sizes': they seed a database of their own, once.
+const OWN_DATABASE = ['organization-members'];
+const SIZE_PATHS = ONLY ? ONLY.filter((name) => !OWN_DATABASE.includes(name)) : null;
+const wanted = (name) => !ONLY || ONLY.includes(name);
 const BCRYPT_COST = 10;
 const PASSWORD = 'Bench-Copper-Kettle-2026!';
 const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -287,7 +296,7 @@ async function measureSize(users) {
     out.totals = {};
     out.results = [];
     for (const scenario of paths.list) {
-      if (ONLY && !ONLY.includes(scenario.name)) continue;
+      if (SIZE_PATHS && !SIZE_PATHS.includes(scenario.name)) continue;
       if (scenario.probe) {
         const probe = await call(server.origin, 'GET', scenario.probe, { headers: paths.adminHeaders });
         if (probe.status !== 200) throw new Error(`${scenario.name}: ${probe.status} ${probe.text.slice(0, 200)}`);
@@ -359,11 +368,23 @@ async function main() {
   const machine = machineDescription();
   log(`scale benchmark ${stamp}: ${machine.cpus} CPUs, load ${machine.loadAverage.join(' ')}, sizes ${SIZES.join(', ')}`);
   const sizes = [];
-  for (const users of SIZES) {
-    sizes.push(await measureSize(users));
-    write({ machine, sizes });
+  let organizationMembers = null;
+  if (!SIZE_PATHS || SIZE_PATHS.length) {
+    for (const users of SIZES) {
+      sizes.push(await measureSize(users));
+      write({ machine, sizes });
+    }
   }
-  const table = report(sizes);
+  if (wanted('organization-members')) {
+    if (PGLITE) log('== organization-members: skipped, it needs PostgreSQL (DATABASE_URL)');
+    else {
+      log(`== organization-members: the members list of an organization of ${MEMBERS} members, ${CONNECTIONS} connections`);
+      const { text, ...figures } = await measureOrganizationMembers({ members: MEMBERS, connections: CONNECTIONS, log });
+      organizationMembers = { ...figures, text };
+      write({ machine, sizes, organizationMembers: figures });
+    }
+  }
+  const table = [sizes.length ? report(sizes) : null, organizationMembers?.text].filter(Boolean).join('\n\n');
   console.log(table);
   fs.writeFileSync(path.join(resultsDir, 'summary.md'), `${table}\n`);
   log(`results: ${path.relative(process.cwd(), resultsDir)}/scale.json`);

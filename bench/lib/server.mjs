@@ -65,6 +65,7 @@ export function benchEnv({ port, database, bcryptCost }) {
     RATE_LIMIT_FEDERATION: limit,
     RATE_LIMIT_SIGN_IN_VERIFY: limit,
     RATE_LIMIT_DEFAULT: limit,
+    RATE_LIMIT_OP_TOKEN: limit,
   };
 }
 
