@@ -336,6 +336,26 @@ describe('OP — attacks on the OpenID provider', () => {
     expect(forged.html).not.toContain('name="confirm"');
   });
 
+  it('OP-06 wrong codes posted straight to the confirmation (confirm or abort) count too: the 6th entry is refused even with the right code', async () => {
+    const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+    const { registered } = await client({ grantTypes: [DEVICE], redirectUris: [] });
+    const started = await fetch(`${issuer}/device/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: registered.clientId, scope: 'openid' }),
+    });
+    const { user_code: userCode } = (await started.json()) as { user_code: string };
+    const browser = new Browser(origin);
+    const enter = async (fields: Record<string, string>) => browser.submit(await browser.open(`${issuer}/device`), fields);
+    for (let n = 0; n < 5; n++) {
+      const wrong = await enter({ code: 'ZZZZ-ZZZZ', ...(n % 2 ? { abort: 'yes' } : { confirm: 'yes' }) });
+      expect(wrong.status).toBe(200);
+    }
+    const sixth = await enter({ code: userCode, confirm: 'yes' });
+    expect(sixth.status).toBe(429);
+    expect(sixth.html).not.toContain('name="password"');
+  });
+
   it('OP-03 a third-party native app (loopback redirect) is asked for consent every time: prompt=none → never a code', async () => {
     const loopback = 'http://127.0.0.1:8123/callback';
     const { config } = await client({ redirectUris: [loopback] });

@@ -251,7 +251,8 @@ export class OpenIdProviderMount {
   }
 
   /**
-   * A code typed on the device page (`code`, handed on as the provider's `user_code`): a browser
+   * A code typed on the device page (`code`, handed on as the provider's `user_code`), or posted
+   * with the confirmation's `confirm` or `abort`: a browser
    * that entered RATE_LIMIT_DEVICE_CODE wrong codes (5 per 10 minutes) is refused, even with
    * the right one, until its window ends. Counted per browser (its provider session cookie), per
    * client IP without one, and per client IP for all its browsers together (ten times as many).
@@ -265,7 +266,9 @@ export class OpenIdProviderMount {
       delete body.code;
     }
     const code = typeof body.user_code === 'string' ? body.user_code : '';
-    if (!code || body.confirm !== undefined || body.abort !== undefined) return false;
+    // A code posted with `confirm` or `abort` is looked up all the same (the confirmation form
+    // carries it): those count too, or they would be a way round the limit.
+    if (!code) return false;
     const { limit, ttlSeconds } = this.config.rateLimits.deviceCode;
     // The browser's count, and its address's: a browser that drops its cookie for a fresh one is
     // still held, by IP_DEVICE_CODE_FACTOR times the limit for everyone behind that address.
