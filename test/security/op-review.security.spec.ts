@@ -395,6 +395,35 @@ describe('OP — attacks on the OpenID provider', () => {
     expect(page.html).not.toContain('name="password"');
   });
 
+  it('OP-02 an access token for an API is refused at userinfo; a refresh token works only for its own client', async () => {
+    const API = 'https://api.example.test/orders';
+    const resources = [{ identifier: API, scopes: ['orders:read'], accessTokenTtlSeconds: null }];
+    const a = await client({ firstParty: true, resources });
+    const b = await client({ firstParty: true, resources });
+    const browser = new Browser(origin);
+    const request = await authorizationRequest(a.config, { redirect_uri: REDIRECT, scope: 'openid orders:read', resource: API });
+    const { page } = await signIn(browser, request.url);
+    const tokens = await oidc.authorizationCodeGrant(a.config, new URL(page.location!), checks(request), { resource: API });
+    expect((await userinfo(tokens.access_token)).status).toBe(401);
+    const stolen = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: b.registered.clientId });
+    expect([stolen.status, ((await stolen.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
+    // Still the client's own.
+    expect((await oidc.refreshTokenGrant(a.config, tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it('OP-02 the provider names its endpoints at its own address, whatever Host or X-Forwarded-Host a request carries', async () => {
+    const res = await t
+      .api()
+      .get('/realms/default/.well-known/openid-configuration')
+      .set('Host', 'evil.example')
+      .set('X-Forwarded-Host', 'evil.example')
+      .set('X-Forwarded-Proto', 'https')
+      .set('Forwarded', 'host=evil.example;proto=https');
+    expect(res.status).toBe(200);
+    expect(res.body.issuer).toBe(issuer);
+    expect(JSON.stringify(res.body)).not.toContain('evil.example');
+  });
+
   describe('registration', () => {
     let realm: string;
     beforeAll(async () => {
@@ -431,6 +460,20 @@ describe('OP — attacks on the OpenID provider', () => {
       }
       const native = await post({ ...app, redirect_uris: ['http://127.0.0.1:8123/callback', 'com.example.app:/callback'] });
       expect(native.status).toBe(201);
+    });
+
+    it('OP-07 open registration refuses a back-channel logout or jwks address inside the network', async () => {
+      for (const field of ['backchannel_logout_uri', 'jwks_uri']) {
+        for (const uri of [
+          'http://169.254.169.254/latest/meta-data',
+          'https://127.0.0.1/keys',
+          'https://10.0.0.1/x',
+          'http://localhost/x',
+        ]) {
+          const res = await post({ ...app, [field]: uri });
+          expect([field, uri, res.status, res.body.error]).toEqual([field, uri, 400, 'invalid_client_metadata']);
+        }
+      }
     });
 
     it('OP-07 open registration cannot give a client private_key_jwt, another grant or response type', async () => {
