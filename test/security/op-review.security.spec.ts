@@ -424,6 +424,13 @@ describe('OP — attacks on the OpenID provider', () => {
     expect(JSON.stringify(res.body)).not.toContain('evil.example');
   });
 
+  it('OP-02 a realm path that is no realm id (malformed escapes, slashes, dots) → the error envelope, never a server error', async () => {
+    for (const realm of ['%E0%A4%A', '%', 'a%2Fb', '..', '%2e%2e']) {
+      const res = await t.api().get(`/realms/${realm}/.well-known/openid-configuration`);
+      expect([realm, res.status, res.body.error?.code]).toEqual([realm, 404, 'REALM_NOT_FOUND']);
+    }
+  });
+
   describe('registration', () => {
     let realm: string;
     beforeAll(async () => {

@@ -97,7 +97,7 @@ export class OpenIdProviderMount {
     const metadata = AUTHORIZATION_SERVER_METADATA.exec(req.url);
     const under = metadata ? null : UNDER_REALM.exec(req.url);
     if (!metadata && !under) return next();
-    const realmId = decodeURIComponent((metadata ?? under)![1]);
+    const realmId = decodedSegment((metadata ?? under)![1]);
     const realm = await this.providers.realm(realmId);
     if (!realm) return sendError(res, new DomainError('REALM_NOT_FOUND', `Realm "${realmId}" does not exist`));
     if (!realm.enabled) return sendError(res, new DomainError('REALM_DISABLED', 'This realm is disabled'));
@@ -357,6 +357,15 @@ export class OpenIdProviderMount {
 function browserOf(req: Request): string {
   const session = /(?:^|;\s*)op_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
   return session ? `session:${session}` : ipTracker(req);
+}
+
+/** A path segment as the realm id it names; a malformed escape names none (an empty id, never a realm). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 function originOf(uri: string): string | null {
