@@ -5,6 +5,7 @@ import { aClient, clientSecretHash, InMemoryOpClients, TEST_REDIRECT } from '../
 import { bearer, PASSWORD, register, uniqueEmail } from '../support/flows';
 import { authorizationRequest, AuthorizationRequest, Browser, listening, Page } from '../support/op-browser';
 import { createTestApp, TestApp } from '../support/test-app';
+import { code as totpCode, userWithTotp } from '../support/mfa';
 import { ADMIN_ENV, adminApi, createRealm, superAdmin } from '../support/admin-flows';
 
 const REDIRECT = TEST_REDIRECT;
@@ -20,7 +21,7 @@ describe('OP — attacks on the OpenID provider', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
-      env: { ...ADMIN_ENV, RATE_LIMIT_DEVICE_CODE: '5/600' },
+      env: { ...ADMIN_ENV, RATE_LIMIT_DEVICE_CODE: '5/600', RATE_LIMIT_MFA_VERIFY: '5/60' },
       override: (builder) => builder.overrideProvider(OpClients).useValue(new InMemoryOpClients()),
     });
     origin = await listening(t);
@@ -92,7 +93,7 @@ describe('OP — attacks on the OpenID provider', () => {
     const request = await authorizationRequest(a.config, { redirect_uri: REDIRECT, scope: 'openid' });
     const { page } = await signIn(browser, request.url);
     const code = codeOf(page);
-    const attempts = [
+    const attempts: Record<string, string>[] = [
       { client_id: b.registered.clientId, code_verifier: request.verifier, redirect_uri: REDIRECT },
       { client_id: a.registered.clientId, code_verifier: oidc.randomPKCECodeVerifier(), redirect_uri: REDIRECT },
       { client_id: a.registered.clientId, code_verifier: request.verifier, redirect_uri: `${REDIRECT}/other` },
@@ -204,7 +205,7 @@ describe('OP — attacks on the OpenID provider', () => {
     // Signed in, a plain request goes straight back with a code.
     const plain = await browser.open((await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' })).url.href);
     expect(codeOf(plain)).toBeTruthy();
-    for (const extra of [{ prompt: 'login' }, { max_age: '0' }]) {
+    for (const extra of [{ prompt: 'login' }, { max_age: '0' }] as Record<string, string>[]) {
       const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid', ...extra });
       const asked = await browser.open(request.url.href);
       expect([extra, asked.location, asked.status]).toEqual([extra, null, 200]);
@@ -429,6 +430,31 @@ describe('OP — attacks on the OpenID provider', () => {
       const res = await t.api().get(`/realms/${realm}/.well-known/openid-configuration`);
       expect([realm, res.status, res.body.error?.code]).toEqual([realm, 404, 'REALM_NOT_FOUND']);
     }
+  });
+
+  it('TOTP-05 second-factor codes on the provider’s sign-in pages count against the user’s limit, across sign-ins: the 6th in a minute is refused even when right', async () => {
+    const { config } = await client({ firstParty: true });
+    const person = await userWithTotp(t);
+    const secondStep = async () => {
+      const browser = new Browser(origin);
+      const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid' });
+      const page = await browser.submit(await browser.open(request.url.href), { email: person.email, password: PASSWORD });
+      expect(page.html).toMatch(/name="code"/);
+      return { browser, page };
+    };
+    // Each sign-in brings a fresh challenge, with its own few tries: three wrong codes in one, two in the next.
+    for (const tries of [3, 2]) {
+      const { browser, page } = await secondStep();
+      let current = page;
+      for (let n = 0; n < tries; n++) {
+        current = await browser.submit(current, { code: '000000' });
+        expect(current.status).toBe(401);
+      }
+    }
+    const { browser, page } = await secondStep();
+    const right = await browser.submit(page, { code: totpCode(t, person.secret) });
+    expect([right.status, right.location]).toEqual([429, null]);
+    expect(right.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
   describe('registration', () => {

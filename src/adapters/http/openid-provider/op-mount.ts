@@ -5,6 +5,7 @@ import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
 import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
+import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
@@ -83,6 +84,7 @@ export class OpenIdProviderMount {
     @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
     private readonly registration: OpRegistrationEndpoint,
     private readonly tokenLimits: OpTokenLimits,
+    private readonly mfaChallenges: MfaChallenges,
   ) {}
 
   handler(): RequestHandler {
@@ -215,6 +217,11 @@ export class OpenIdProviderMount {
       }
     }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
+      const retryAfter = await this.mfaLimited(req, realm, details.pendingMfa.mfaToken);
+      if (retryAfter !== null) {
+        res.setHeader('Retry-After', String(retryAfter));
+        return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')));
+      }
       const code = field('code').trim();
       const type = /^\d{6,8}$/.test(code) ? 'totp' : 'recovery';
       try {
@@ -303,6 +310,20 @@ export class OpenIdProviderMount {
     const { limit, ttlSeconds } = this.config.rateLimits.login;
     const ttl = ttlSeconds * 1000;
     const record = await this.limits.increment(limitKey('login', ipTracker(req)), ttl, limit, ttl, 'login');
+    return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
+  }
+
+  /**
+   * The second-factor page counts against POST /mfa/verify's limit, the same counter: per user
+   * (the one behind the pending challenge), so fresh sign-ins, each with its own challenge, add
+   * no guesses. Returns the seconds to wait when over it, else null.
+   */
+  private async mfaLimited(req: Request, realm: Realm, mfaToken: string): Promise<number | null> {
+    const { limit, ttlSeconds } = this.config.rateLimits.mfaVerify;
+    const challenge = await this.mfaChallenges.find(mfaToken);
+    const tracker = challenge && challenge.realmId === realm.id ? `user:${challenge.userId}` : ipTracker(req);
+    const ttl = ttlSeconds * 1000;
+    const record = await this.limits.increment(limitKey('mfaVerify', tracker), ttl, limit, ttl, 'mfaVerify');
     return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
   }
 
