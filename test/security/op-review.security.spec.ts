@@ -357,6 +357,26 @@ describe('OP — attacks on the OpenID provider', () => {
     expect(sixth.html).not.toContain('name="password"');
   });
 
+  it('OP-06 a device code is its client’s: polled by another client → invalid_grant; a third-party device app still asks for consent', async () => {
+    const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+    const a = await client({ grantTypes: [DEVICE], redirectUris: [] });
+    const b = await client({ grantTypes: [DEVICE], redirectUris: [] });
+    const started = await fetch(`${issuer}/device/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: a.registered.clientId, scope: 'openid' }),
+    });
+    const { user_code: userCode, device_code: deviceCode } = (await started.json()) as { user_code: string; device_code: string };
+    const polled = await token({ grant_type: DEVICE, device_code: deviceCode, client_id: b.registered.clientId });
+    expect([polled.status, ((await polled.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
+    const browser = new Browser(origin);
+    let page = await browser.submit(await browser.open(`${issuer}/device`), { code: userCode });
+    page = await browser.submit(page, { confirm: 'yes' });
+    const person = await register(t, uniqueEmail('op-review-device'));
+    page = await browser.submit(page, { email: person.email, password: PASSWORD });
+    expect([page.status, page.html.includes('name="decision"')]).toEqual([200, true]);
+  });
+
   it('OP-03 a third-party native app (loopback redirect) is asked for consent every time: prompt=none → never a code', async () => {
     const loopback = 'http://127.0.0.1:8123/callback';
     const { config } = await client({ redirectUris: [loopback] });
@@ -410,6 +430,37 @@ describe('OP — attacks on the OpenID provider', () => {
     expect([stolen.status, ((await stolen.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
     // Still the client's own.
     expect((await oidc.refreshTokenGrant(a.config, tokens.refresh_token!)).access_token).toBeTruthy();
+  });
+
+  it('OP-02 a third-party client the user allowed one API cannot get a token for its other API at the code exchange or a refresh', async () => {
+    const API = 'https://api.example.test/orders';
+    const OTHER = 'https://api.example.test/billing';
+    const resources = [
+      { identifier: API, scopes: ['orders:read'], accessTokenTtlSeconds: null },
+      { identifier: OTHER, scopes: ['billing:read'], accessTokenTtlSeconds: null },
+    ];
+    const { config } = await client({ resources, scopes: ['openid', 'orders:read', 'billing:read'] });
+    const browser = new Browser(origin);
+    const request = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid orders:read', resource: API });
+    const { page } = await signIn(browser, request.url);
+    const callback = new URL(page.location!);
+    const forOther = async (use: () => Promise<oidc.TokenEndpointResponse>) => {
+      const answer = await use().then(
+        (tokens) => tokens,
+        (error: { error?: string }) => error.error,
+      );
+      if (typeof answer === 'string') return expect(answer).toMatch(/^invalid_(target|grant|scope)$/);
+      const claims = JSON.parse(Buffer.from(answer.access_token.split('.')[1] ?? '', 'base64url').toString() || '{}') as {
+        aud?: string;
+        scope?: string;
+      };
+      expect([claims.aud, claims.scope ?? '']).not.toEqual([OTHER, expect.stringContaining('billing:read')]);
+    };
+    await forOther(() => oidc.authorizationCodeGrant(config, callback, checks(request), { resource: OTHER, scope: 'billing:read' }));
+    const again = await authorizationRequest(config, { redirect_uri: REDIRECT, scope: 'openid orders:read', resource: API });
+    const next = await browser.open(again.url.href);
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(next.location!), checks(again), { resource: API });
+    await forOther(() => oidc.refreshTokenGrant(config, tokens.refresh_token!, { resource: OTHER, scope: 'billing:read' }));
   });
 
   it('OP-02 the provider names its endpoints at its own address, whatever Host or X-Forwarded-Host a request carries', async () => {
