@@ -447,7 +447,7 @@ describe('OP — attacks on the OpenID provider', () => {
     const forOther = async (use: () => Promise<oidc.TokenEndpointResponse>) => {
       const answer = await use().then(
         (tokens) => tokens,
-        (error: { error?: string }) => error.error,
+        (error: { error?: string }) => error.error ?? String(error),
       );
       if (typeof answer === 'string') return expect(answer).toMatch(/^invalid_(target|grant|scope)$/);
       const claims = JSON.parse(Buffer.from(answer.access_token.split('.')[1] ?? '', 'base64url').toString() || '{}') as {
