@@ -463,6 +463,21 @@ describe('OP — attacks on the OpenID provider', () => {
     await forOther(() => oidc.refreshTokenGrant(config, tokens.refresh_token!, { resource: OTHER, scope: 'billing:read' }));
   });
 
+  it('OP-02 the published keys are public only, and discovery offers only code, S256 PKCE and no request objects', async () => {
+    const { keys } = (await (await fetch(`${issuer}/jwks`)).json()) as { keys: Record<string, unknown>[] };
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key[secret]).toBeUndefined();
+    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(doc.response_types_supported).toEqual(['code']);
+    expect(doc.code_challenge_methods_supported).toEqual(['S256']);
+    expect(doc.grant_types_supported).not.toContain('implicit');
+    expect(doc.request_parameter_supported ?? false).toBe(false);
+    expect(doc.request_uri_parameter_supported ?? false).toBe(false);
+    expect(doc.response_modes_supported).not.toContain('web_message');
+    expect(doc.id_token_signing_alg_values_supported).not.toContain('none');
+    expect(doc.authorization_response_iss_parameter_supported).toBe(true);
+  });
+
   it('OP-02 the provider names its endpoints at its own address, whatever Host or X-Forwarded-Host a request carries', async () => {
     const res = await t
       .api()
