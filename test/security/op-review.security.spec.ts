@@ -1,3 +1,4 @@
+import http from 'node:http';
 import * as oidc from 'openid-client';
 import { OpClient, OpClients } from '../../src/application/ports/op-clients';
 import { CreateRealmUseCase } from '../../src/application/admin/create-realm.use-case';
@@ -21,7 +22,7 @@ describe('OP — attacks on the OpenID provider', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
-      env: { ...ADMIN_ENV, RATE_LIMIT_DEVICE_CODE: '5/600', RATE_LIMIT_MFA_VERIFY: '5/60' },
+      env: { ...ADMIN_ENV, RATE_LIMIT_DEVICE_CODE: '5/600', RATE_LIMIT_MFA_VERIFY: '5/60', RATE_LIMIT_OP_TOKEN: '20/60' },
       override: (builder) => builder.overrideProvider(OpClients).useValue(new InMemoryOpClients()),
     });
     origin = await listening(t);
@@ -284,6 +285,40 @@ describe('OP — attacks on the OpenID provider', () => {
       expect((await introspect(a.registered.clientId, secretA, value)).active).toBe(true);
     }
     expect((await userinfo(tokens.access_token)).status).toBe(200);
+  });
+
+  it('OP-04 token requests naming an app’s client id from one address cannot use up the token limit of its users elsewhere', async () => {
+    const { config, registered } = await client({ firstParty: true });
+    /** A form post to the token endpoint from another source address (Linux routes all of 127/8 to loopback). */
+    const fromElsewhere = (body: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(origin);
+        const payload = new URLSearchParams(body).toString();
+        const req = http.request(
+          {
+            hostname,
+            port,
+            path: '/realms/default/token',
+            method: 'POST',
+            localAddress: '127.0.0.9',
+            agent: false,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(payload)) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    let status = 0;
+    for (let n = 0; n < 21; n++) {
+      status = await fromElsewhere({ grant_type: 'refresh_token', refresh_token: 'guess', client_id: registered.clientId });
+    }
+    expect(status).toBe(429);
+    const { tokens } = await tokensFor(config);
+    expect(tokens.access_token).toBeTruthy();
   });
 
   it('OP-04 a refresh token is rotated for a public client; the old one replayed → invalid_grant, and the whole grant ends', async () => {
