@@ -260,6 +260,32 @@ describe('OP — attacks on the OpenID provider', () => {
     expect(pages[1].html).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&#39;');
   });
 
+  it('OP-03 error pages and the device confirmation escape what the request and the client name carry', async () => {
+    const hostile = '<script>alert(1)</script>';
+    const error = await fetch(
+      `${issuer}/auth?${new URLSearchParams({ client_id: hostile, redirect_uri: `https://x.example/${hostile}`, state: hostile, response_type: 'code' })}`,
+      { redirect: 'manual' },
+    );
+    expect([error.status, error.headers.get('location')]).toEqual([400, null]);
+    const html = await error.text();
+    expect(html).not.toContain('<script>');
+    expect(error.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+    const { registered } = await client({ grantTypes: [DEVICE], redirectUris: [], name: hostile });
+    const started = await fetch(`${issuer}/device/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: registered.clientId, scope: 'openid' }),
+    });
+    const { user_code: userCode } = (await started.json()) as { user_code: string };
+    const browser = new Browser(origin);
+    const confirm = await browser.submit(await browser.open(`${issuer}/device`), { code: userCode });
+    expect(confirm.html).toContain('name="confirm"');
+    expect(confirm.html).not.toContain('<script>');
+    expect(confirm.html).toContain('&lt;script&gt;');
+    expect(confirm.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
   it('OP-04 a client can neither introspect nor revoke another client’s tokens', async () => {
     const secretA = 'a'.repeat(43);
     const secretB = 'b'.repeat(43);
