@@ -5,6 +5,7 @@ import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
 import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
+import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
@@ -83,6 +84,7 @@ export class OpenIdProviderMount {
     @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
     private readonly registration: OpRegistrationEndpoint,
     private readonly tokenLimits: OpTokenLimits,
+    private readonly mfaChallenges: MfaChallenges,
   ) {}
 
   handler(): RequestHandler {
@@ -97,7 +99,7 @@ export class OpenIdProviderMount {
     const metadata = AUTHORIZATION_SERVER_METADATA.exec(req.url);
     const under = metadata ? null : UNDER_REALM.exec(req.url);
     if (!metadata && !under) return next();
-    const realmId = decodeURIComponent((metadata ?? under)![1]);
+    const realmId = decodedSegment((metadata ?? under)![1]);
     const realm = await this.providers.realm(realmId);
     if (!realm) return sendError(res, new DomainError('REALM_NOT_FOUND', `Realm "${realmId}" does not exist`));
     if (!realm.enabled) return sendError(res, new DomainError('REALM_DISABLED', 'This realm is disabled'));
@@ -215,6 +217,11 @@ export class OpenIdProviderMount {
       }
     }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
+      const retryAfter = await this.mfaLimited(req, realm, details.pendingMfa.mfaToken);
+      if (retryAfter !== null) {
+        res.setHeader('Retry-After', String(retryAfter));
+        return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')));
+      }
       const code = field('code').trim();
       const type = /^\d{6,8}$/.test(code) ? 'totp' : 'recovery';
       try {
@@ -251,7 +258,8 @@ export class OpenIdProviderMount {
   }
 
   /**
-   * A code typed on the device page (`code`, handed on as the provider's `user_code`): a browser
+   * A code typed on the device page (`code`, handed on as the provider's `user_code`), or posted
+   * with the confirmation's `confirm` or `abort`: a browser
    * that entered RATE_LIMIT_DEVICE_CODE wrong codes (5 per 10 minutes) is refused, even with
    * the right one, until its window ends. Counted per browser (its provider session cookie), per
    * client IP without one, and per client IP for all its browsers together (ten times as many).
@@ -265,7 +273,9 @@ export class OpenIdProviderMount {
       delete body.code;
     }
     const code = typeof body.user_code === 'string' ? body.user_code : '';
-    if (!code || body.confirm !== undefined || body.abort !== undefined) return false;
+    // A code posted with `confirm` or `abort` is looked up all the same (the confirmation form
+    // carries it): those count too, or they would be a way round the limit.
+    if (!code) return false;
     const { limit, ttlSeconds } = this.config.rateLimits.deviceCode;
     // The browser's count, and its address's: a browser that drops its cookie for a fresh one is
     // still held, by IP_DEVICE_CODE_FACTOR times the limit for everyone behind that address.
@@ -300,6 +310,20 @@ export class OpenIdProviderMount {
     const { limit, ttlSeconds } = this.config.rateLimits.login;
     const ttl = ttlSeconds * 1000;
     const record = await this.limits.increment(limitKey('login', ipTracker(req)), ttl, limit, ttl, 'login');
+    return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
+  }
+
+  /**
+   * The second-factor page counts against POST /mfa/verify's limit, the same counter: per user
+   * (the one behind the pending challenge), so fresh sign-ins, each with its own challenge, add
+   * no guesses. Returns the seconds to wait when over it, else null.
+   */
+  private async mfaLimited(req: Request, realm: Realm, mfaToken: string): Promise<number | null> {
+    const { limit, ttlSeconds } = this.config.rateLimits.mfaVerify;
+    const challenge = await this.mfaChallenges.find(mfaToken);
+    const tracker = challenge && challenge.realmId === realm.id ? `user:${challenge.userId}` : ipTracker(req);
+    const ttl = ttlSeconds * 1000;
+    const record = await this.limits.increment(limitKey('mfaVerify', tracker), ttl, limit, ttl, 'mfaVerify');
     return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
   }
 
@@ -354,6 +378,15 @@ export class OpenIdProviderMount {
 function browserOf(req: Request): string {
   const session = /(?:^|;\s*)op_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
   return session ? `session:${session}` : ipTracker(req);
+}
+
+/** A path segment as the realm id it names; a malformed escape names none (an empty id, never a realm). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 function originOf(uri: string): string | null {

@@ -16,9 +16,9 @@ export const DEVICE_POLL_INTERVAL_MS = 5_000;
 const POLL_TOLERANCE_MS = 500;
 
 /**
- * What the service adds in front of a realm's token endpoint: RATE_LIMIT_OP_TOKEN per client
- * (600 a minute by default; the client as it authenticates — Basic, `client_id`, or the
- * assertion's issuer — else the client IP), with the RateLimit-* headers, and RFC 8628's
+ * What the service adds in front of a realm's token endpoint: RATE_LIMIT_OP_TOKEN per client and
+ * client IP (600 a minute by default; the client as it authenticates — Basic, `client_id`, or the
+ * assertion's issuer — else the client IP alone), with the RateLimit-* headers, and RFC 8628's
  * `slow_down` to a device that polls faster than the interval. The form is read here and handed
  * on to the provider as the request's body.
  */
@@ -38,7 +38,9 @@ export class OpTokenLimits {
     const { limit, ttlSeconds } = this.config.rateLimits.opToken;
     const ttl = ttlSeconds * 1000;
     const client = clientOf(req, body);
-    const tracker = client ? `client:${realm.id}:${client}` : ipTracker(req);
+    // The client a request names is unauthenticated here and client ids are public: counted per
+    // client and client IP, so requests naming an app cannot use up its limit for everyone else.
+    const tracker = client ? `client:${realm.id}:${client}:${ipTracker(req)}` : ipTracker(req);
     const record = await this.limits.increment(limitKey('opToken', tracker), ttl, limit, ttl, 'opToken');
     const reset = record.isBlocked ? Math.max(1, record.timeToBlockExpire) : Math.max(1, record.timeToExpire);
     res.setHeader('RateLimit-Limit', String(limit));
