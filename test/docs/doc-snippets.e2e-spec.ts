@@ -47,6 +47,7 @@ const NOT_RUN: Record<string, number> = {
   'README.md': 1,
   'docs/administration.md': 2,
   'docs/agents-mcp.md': 1,
+  'docs/clients.md': 1,
   'docs/command-line-tools.md': 1,
   'docs/dpop-and-cookies.md': 1,
   'docs/extending.md': 1,
