@@ -44,7 +44,21 @@ export interface PageContext {
   clientName: string;
 }
 
-export function signInPage(context: PageContext, form: FormTarget, options: { email?: string; error?: string | null } = {}): string {
+export function signInPage(
+  context: PageContext,
+  form: FormTarget,
+  options: { email?: string; error?: string | null; emailCode?: FormTarget } = {},
+): string {
+  const emailCode = options.emailCode
+    ? `
+<h2>Or sign in with a code sent by email</h2>
+<form method="post" action="${escapeHtml(options.emailCode.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(options.emailCode.csrf)}">
+<p><label for="code-email">Email</label>
+<input id="code-email" name="email" type="email" autocomplete="username" required value="${escapeHtml(options.email ?? '')}"></p>
+<p><button type="submit">Email me a code</button></p>
+</form>`
+    : '';
   return page(
     `Sign in – ${context.realmName}`,
     `<h1>Sign in to continue to ${escapeHtml(context.clientName)}</h1>
@@ -55,6 +69,32 @@ ${alert(options.error ?? null)}<form method="post" action="${escapeHtml(form.act
 <p><label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required></p>
 <p><button type="submit">Sign in</button></p>
+</form>${emailCode}`,
+  );
+}
+
+/**
+ * After "Email me a code": the same page whether or not the address has an account (or got an
+ * email). The code is typed in (`code`); "Use another way" goes back to the sign-in page.
+ */
+export function emailCodePage(
+  context: PageContext,
+  forms: { verify: FormTarget; restart: FormTarget },
+  options: { email: string; error?: string | null },
+): string {
+  return page(
+    `Enter your code – ${context.realmName}`,
+    `<h1>Enter the code we emailed you</h1>
+<p>If ${escapeHtml(options.email)} can sign in here, a sign-in code is on its way to it. It is valid for 10 minutes.</p>
+${alert(options.error ?? null)}<form method="post" action="${escapeHtml(forms.verify.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(forms.verify.csrf)}">
+<p><label for="code">Code</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required></p>
+<p><button type="submit">Sign in</button></p>
+</form>
+<form method="post" action="${escapeHtml(forms.restart.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(forms.restart.csrf)}">
+<p><button type="submit">Use another way</button></p>
 </form>`,
   );
 }

@@ -3,17 +3,30 @@ import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { EmailCodeSignInUseCase } from '../../../application/auth/email-code-sign-in.use-case';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
+import { RequestEmailCodeUseCase } from '../../../application/auth/request-email-code.use-case';
 import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
 import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
+import { Email } from '../../../domain/user/email';
 import type { InteractionDetails, OidcProvider } from '../../openid-provider/oidc-provider-library';
-import { consentPage, FormTarget, messagePage, PageContext, secondFactorPage, signInPage } from '../../openid-provider/op-pages';
+import {
+  consentPage,
+  emailCodePage,
+  FormTarget,
+  messagePage,
+  PageContext,
+  secondFactorPage,
+  signInPage,
+} from '../../openid-provider/op-pages';
 import { RealmProviders } from '../../openid-provider/realm-providers';
 import { CONSOLE_CSP } from '../console/console-pages';
 import { renderError } from '../errors/render-error';
+import { DeferredWork } from '../deferred-work';
+import { RateLimitName } from '../decorators';
 import { ipTracker, limitKey } from '../guards/rate-limit.guard';
 import { clientContext } from '../request-context';
 import { OpRegistrationEndpoint } from './op-registration';
@@ -23,13 +36,15 @@ import { OpTokenLimits } from './op-token-limits';
 const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
 /** RFC 8414's address of a realm's metadata. */
 const AUTHORIZATION_SERVER_METADATA = /^\/\.well-known\/oauth-authorization-server\/realms\/([^/?#]+)\/?(\?.*)?$/;
-const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent))?\/?$/;
+const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent|email-code|email-code-verify|email-code-restart))?\/?$/;
 const MAX_FORM_BYTES = '8kb';
 /** Wrong device codes from one client IP, all its browsers together: this many times a browser's limit. */
 const IP_DEVICE_CODE_FACTOR = 10;
 
 type PendingMfa = { mfaToken: string; amr: string[] };
-type Interaction = InteractionDetails & { pendingMfa?: PendingMfa };
+/** A code was asked for this address: the page asks for it. */
+type PendingEmailCode = { email: string };
+type Interaction = InteractionDetails & { pendingMfa?: PendingMfa; pendingEmailCode?: PendingEmailCode };
 
 function sendError(res: Response, error: DomainError): void {
   const rendered = renderError(error);
@@ -52,6 +67,8 @@ function signInMessage(error: DomainError): string {
       return 'Your organization signs you in through its own identity provider: use it instead of a password.';
     case 'INVALID_MFA_CODE':
       return 'That code is not valid.';
+    case 'VALIDATION_FAILED':
+      return 'Enter a valid email address.';
     case 'HOOK_DENIED':
       // The realm's own words, written for the user.
       return error.message;
@@ -85,6 +102,9 @@ export class OpenIdProviderMount {
     private readonly registration: OpRegistrationEndpoint,
     private readonly tokenLimits: OpTokenLimits,
     private readonly mfaChallenges: MfaChallenges,
+    private readonly requestEmailCode: RequestEmailCodeUseCase,
+    private readonly emailCodeSignIn: EmailCodeSignInUseCase,
+    private readonly deferred: DeferredWork,
   ) {}
 
   handler(): RequestHandler {
@@ -161,7 +181,12 @@ export class OpenIdProviderMount {
     const show = async (status = 200, error: string | null = null, email?: string) => {
       if (details.prompt.name === 'login') {
         if (details.pendingMfa) return this.page(res, status, secondFactorPage(context, await form('mfa'), { error }), redirectOrigin);
-        return this.page(res, status, signInPage(context, await form('login'), { error, email }), redirectOrigin);
+        if (details.pendingEmailCode) {
+          const forms = { verify: await form('email-code-verify'), restart: await form('email-code-restart') };
+          return this.page(res, status, emailCodePage(context, forms, { email: details.pendingEmailCode.email, error }), redirectOrigin);
+        }
+        const emailCode = await form('email-code');
+        return this.page(res, status, signInPage(context, await form('login'), { error, email, emailCode }), redirectOrigin);
       }
       if (details.prompt.name === 'consent') {
         const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
@@ -216,6 +241,18 @@ export class OpenIdProviderMount {
         return show(status, signInMessage(error), field('email'));
       }
     }
+    if (step === 'email-code' && details.prompt.name === 'login' && !details.pendingMfa) {
+      return this.emailCodeRequested(req, res, realm, details, field('email'), show);
+    }
+    if (step === 'email-code-verify' && details.prompt.name === 'login' && details.pendingEmailCode && !details.pendingMfa) {
+      return this.emailCodeEntered(req, res, realm, provider, details, field('code'), show);
+    }
+    if (step === 'email-code-restart' && details.prompt.name === 'login' && !details.pendingMfa) {
+      const email = details.pendingEmailCode?.email;
+      details.pendingEmailCode = undefined;
+      await details.save(details.exp - now);
+      return show(200, null, email);
+    }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
       const retryAfter = await this.mfaLimited(req, realm, details.pendingMfa.mfaToken);
       if (retryAfter !== null) {
@@ -255,6 +292,87 @@ export class OpenIdProviderMount {
       return this.consented(req, res, provider, details);
     }
     return show(409, 'This step is already done. Continue below.');
+  }
+
+  /**
+   * "Email me a code": the request use case of POST /email-code, under its limits (per address
+   * and per client IP, the same counters). The page that follows is the same whether or not the
+   * address has an account; the email goes out after the answer, as the API's does.
+   */
+  private async emailCodeRequested(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    details: Interaction,
+    email: string,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const retryAfter =
+      (await this.limited('emailCode', `email:${realm.id}:${Email.normalise(email)}`)) ??
+      (await this.limited('emailCodeIp', ipTracker(req)));
+    if (retryAfter !== null) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')), email);
+    }
+    let accepted: ReturnType<RequestEmailCodeUseCase['execute']>;
+    try {
+      accepted = this.requestEmailCode.execute({ realm, email });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return show(400, signInMessage(error), email);
+    }
+    details.pendingEmailCode = { email: Email.normalise(email) };
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    await show(200);
+    this.deferred.run('sign-in code request', accepted.send);
+  }
+
+  /**
+   * The emailed code typed in: the sign-in use case of POST /email-code/verify under its limit
+   * (signInVerify, per client IP); every refusal shown alike on the page. A user with MFA goes
+   * on to the second-factor page (`amr` `["email", "otp"]`).
+   */
+  private async emailCodeEntered(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    provider: OidcProvider,
+    details: Interaction,
+    code: string,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const retryAfter = await this.limited('signInVerify', ipTracker(req));
+    if (retryAfter !== null) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')));
+    }
+    try {
+      const outcome = await this.emailCodeSignIn.execute({
+        realm,
+        proof: { email: details.pendingEmailCode!.email, code },
+        client: clientContext(req),
+      });
+      details.pendingEmailCode = undefined;
+      if (outcome.kind === 'mfa-required') {
+        details.pendingMfa = { mfaToken: outcome.mfaToken, amr: ['email'] };
+        await details.save(details.exp - Math.floor(Date.now() / 1000));
+        return show(200);
+      }
+      return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['email']);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const status = error.code === 'SSO_REQUIRED' ? 403 : error.code.startsWith('HOOK_') ? renderError(error).status : 401;
+      const message = error.code === 'INVALID_CREDENTIALS' ? 'That code is not valid or has expired.' : signInMessage(error);
+      return show(status, message);
+    }
+  }
+
+  /** Counts one request against a row of the rate-limit table, as the API's guard does; the seconds to wait when over it, else null. */
+  private async limited(name: RateLimitName, tracker: string): Promise<number | null> {
+    const { limit, ttlSeconds } = this.config.rateLimits[name];
+    const ttl = ttlSeconds * 1000;
+    const record = await this.limits.increment(limitKey(name, tracker), ttl, limit, ttl, name);
+    return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
   }
 
   /**
