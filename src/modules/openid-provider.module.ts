@@ -19,6 +19,7 @@ import { TypeOrmIdTokenKeyStore } from '../adapters/persistence/typeorm-signing-
 import { AuthModule } from './auth.module';
 import { ClientsModule } from './clients.module';
 import { DeferredWorkModule } from './deferred-work.module';
+import { FederationModule } from './federation.module';
 import { MfaModule } from './mfa.module';
 import { PasswordlessModule } from './passwordless.module';
 import { RateLimitModule } from './rate-limit.module';
@@ -41,6 +42,7 @@ import { WebhooksModule } from './webhooks.module';
     WebhooksModule,
     PasswordlessModule,
     DeferredWorkModule,
+    FederationModule,
   ],
   controllers: [AppsController],
   providers: [

@@ -47,8 +47,21 @@ export interface PageContext {
 export function signInPage(
   context: PageContext,
   form: FormTarget,
-  options: { email?: string; error?: string | null; emailCode?: FormTarget } = {},
+  options: {
+    email?: string;
+    error?: string | null;
+    emailCode?: FormTarget;
+    providers?: { form: FormTarget; list: { alias: string; displayName: string }[] };
+  } = {},
 ): string {
+  const providers = options.providers?.list.length
+    ? `
+<h2>Or sign in with</h2>
+<form method="post" action="${escapeHtml(options.providers.form.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(options.providers.form.csrf)}">
+${options.providers.list.map((p) => `<p><button type="submit" name="alias" value="${escapeHtml(p.alias)}">${escapeHtml(p.displayName)}</button></p>`).join('\n')}
+</form>`
+    : '';
   const emailCode = options.emailCode
     ? `
 <h2>Or sign in with a code sent by email</h2>
@@ -69,7 +82,7 @@ ${alert(options.error ?? null)}<form method="post" action="${escapeHtml(form.act
 <p><label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required></p>
 <p><button type="submit">Sign in</button></p>
-</form>${emailCode}`,
+</form>${emailCode}${providers}`,
   );
 }
 

@@ -506,5 +506,7 @@ function patchProvider(provider: OidcProvider): void {
   Object.defineProperty(provider.Session, 'IN_PAYLOAD', { get: () => [...session, 'serviceSessionId'] });
   // A sign-in's second step (or the address a code was emailed to) waits in the interaction: its mfaToken never leaves the server.
   const interaction = provider.Interaction.IN_PAYLOAD;
-  Object.defineProperty(provider.Interaction, 'IN_PAYLOAD', { get: () => [...interaction, 'pendingMfa', 'pendingEmailCode'] });
+  Object.defineProperty(provider.Interaction, 'IN_PAYLOAD', {
+    get: () => [...interaction, 'pendingMfa', 'pendingEmailCode', 'pendingFederation'],
+  });
 }

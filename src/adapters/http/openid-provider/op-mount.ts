@@ -1,10 +1,13 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { EmailCodeSignInUseCase } from '../../../application/auth/email-code-sign-in.use-case';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
+import { ExchangeLoginCodeUseCase } from '../../../application/federation/exchange-login-code.use-case';
+import { ListIdentityProvidersUseCase } from '../../../application/federation/list-identity-providers.use-case';
+import { StartFederationUseCase } from '../../../application/federation/start-federation.use-case';
 import { RequestEmailCodeUseCase } from '../../../application/auth/request-email-code.use-case';
 import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
 import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
@@ -36,7 +39,8 @@ import { OpTokenLimits } from './op-token-limits';
 const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
 /** RFC 8414's address of a realm's metadata. */
 const AUTHORIZATION_SERVER_METADATA = /^\/\.well-known\/oauth-authorization-server\/realms\/([^/?#]+)\/?(\?.*)?$/;
-const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent|email-code|email-code-verify|email-code-restart))?\/?$/;
+const INTERACTION =
+  /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent|email-code|email-code-verify|email-code-restart|federation))?\/?$/;
 const MAX_FORM_BYTES = '8kb';
 /** Wrong device codes from one client IP, all its browsers together: this many times a browser's limit. */
 const IP_DEVICE_CODE_FACTOR = 10;
@@ -44,7 +48,13 @@ const IP_DEVICE_CODE_FACTOR = 10;
 type PendingMfa = { mfaToken: string; amr: string[] };
 /** A code was asked for this address: the page asks for it. */
 type PendingEmailCode = { email: string };
-type Interaction = InteractionDetails & { pendingMfa?: PendingMfa; pendingEmailCode?: PendingEmailCode };
+/** An identity provider's sign-in started here: the verifier of the login code's PKCE challenge. */
+type PendingFederation = { codeVerifier: string };
+type Interaction = InteractionDetails & {
+  pendingMfa?: PendingMfa;
+  pendingEmailCode?: PendingEmailCode;
+  pendingFederation?: PendingFederation;
+};
 
 function sendError(res: Response, error: DomainError): void {
   const rendered = renderError(error);
@@ -105,6 +115,9 @@ export class OpenIdProviderMount {
     private readonly requestEmailCode: RequestEmailCodeUseCase,
     private readonly emailCodeSignIn: EmailCodeSignInUseCase,
     private readonly deferred: DeferredWork,
+    private readonly identityProviders: ListIdentityProvidersUseCase,
+    private readonly startFederation: StartFederationUseCase,
+    private readonly exchangeLoginCode: ExchangeLoginCodeUseCase,
   ) {}
 
   handler(): RequestHandler {
@@ -186,7 +199,13 @@ export class OpenIdProviderMount {
           return this.page(res, status, emailCodePage(context, forms, { email: details.pendingEmailCode.email, error }), redirectOrigin);
         }
         const emailCode = await form('email-code');
-        return this.page(res, status, signInPage(context, await form('login'), { error, email, emailCode }), redirectOrigin);
+        const enabled = await this.identityProviders.execute({ realmId: realm.id, enabledOnly: true });
+        const list = enabled.map((p) => ({ alias: p.alias, displayName: p.displayName }));
+        // The button's answer redirects to the provider: browsers apply `form-action` to it.
+        const origins = new Set([redirectOrigin, ...enabled.map((p) => originOf(String(p.metadata.authorization_endpoint ?? '')))]);
+        const formOrigins = [...origins].filter(Boolean).join(' ') || null;
+        const providers = { form: await form('federation'), list };
+        return this.page(res, status, signInPage(context, await form('login'), { error, email, emailCode, providers }), formOrigins);
       }
       if (details.prompt.name === 'consent') {
         const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
@@ -195,6 +214,9 @@ export class OpenIdProviderMount {
       }
       return this.page(res, 400, messagePage('Sign-in error', 'This sign-in request cannot be completed.'));
     };
+    if (req.method === 'GET' && step === 'federation' && details.prompt.name === 'login') {
+      return this.federationReturned(req, res, realm, provider, details, show);
+    }
     if (req.method === 'GET' || req.method === 'HEAD') return show();
     if (req.method !== 'POST' || !step) return this.page(res, 405, messagePage('Not allowed', 'This page takes no such request.'));
     await new Promise<void>((resolve, reject) => this.parseForm(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
@@ -252,6 +274,9 @@ export class OpenIdProviderMount {
       details.pendingEmailCode = undefined;
       await details.save(details.exp - now);
       return show(200, null, email);
+    }
+    if (step === 'federation' && details.prompt.name === 'login' && !details.pendingMfa) {
+      return this.federationStarted(req, res, realm, details, base, field('alias'), show);
     }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
       const retryAfter = await this.mfaLimited(req, realm, details.pendingMfa.mfaToken);
@@ -363,6 +388,79 @@ export class OpenIdProviderMount {
       if (!(error instanceof DomainError)) throw error;
       const status = error.code === 'SSO_REQUIRED' ? 403 : error.code.startsWith('HOOK_') ? renderError(error).status : 401;
       const message = error.code === 'INVALID_CREDENTIALS' ? 'That code is not valid or has expired.' : signInMessage(error);
+      return show(status, message);
+    }
+  }
+
+  /**
+   * A provider's button: the service's own federation start (its `state`, nonce and PKCE towards
+   * the provider unchanged, under the `federation` limit), coming back to this interaction. The
+   * login code's verifier stays in the interaction, itself bound to this browser's cookie.
+   */
+  private async federationStarted(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    details: Interaction,
+    base: string,
+    alias: string,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const retryAfter = await this.limited('federation', ipTracker(req));
+    if (retryAfter !== null) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')));
+    }
+    const codeVerifier = randomBytes(32).toString('base64url');
+    const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
+    let started: { authorizationUrl: string };
+    try {
+      const returnTo = `${new URL(this.config.apiUrl).origin}${base}/federation`;
+      started = await this.startFederation.execute({ realm, alias, returnTo, codeChallenge, client: clientContext(req) });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return show(400, 'That way of signing in is not available.');
+    }
+    details.pendingEmailCode = undefined;
+    details.pendingFederation = { codeVerifier };
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    res.redirect(303, started.authorizationUrl);
+  }
+
+  /**
+   * Back from the identity provider (the service's callback sent the browser here with `code` or
+   * `error`): the login code redeemed as POST /federation/exchange would, with the verifier this
+   * interaction holds, once; the sign-in then finishes here (`amr` `["fed"]`, MFA as a login's).
+   */
+  private async federationReturned(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    provider: OidcProvider,
+    details: Interaction,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const pending = details.pendingFederation;
+    const code = typeof req.query.code === 'string' ? req.query.code : '';
+    if (!pending || !code || details.pendingMfa) {
+      const cancelled = req.query.error === 'access_denied';
+      return show(cancelled ? 200 : 400, cancelled ? null : 'Signing in with that provider did not work. Try again or use another way.');
+    }
+    details.pendingFederation = undefined;
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    try {
+      const outcome = await this.exchangeLoginCode.execute({ realm, code, codeVerifier: pending.codeVerifier, client: clientContext(req) });
+      if (outcome.kind === 'mfa-required') {
+        details.pendingMfa = { mfaToken: outcome.mfaToken, amr: ['fed'] };
+        await details.save(details.exp - Math.floor(Date.now() / 1000));
+        return show(200);
+      }
+      return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['fed']);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const status = error.code.startsWith('HOOK_') ? renderError(error).status : error.code === 'INVALID_TOKEN' ? 400 : 401;
+      const message =
+        error.code === 'INVALID_TOKEN' ? 'Signing in with that provider did not work. Try again or use another way.' : signInMessage(error);
       return show(status, message);
     }
   }
@@ -482,8 +580,9 @@ export class OpenIdProviderMount {
   }
 
   /**
-   * A page under the console's CSP. The forms post here, and the answer redirects on to the app:
-   * browsers apply `form-action` to those redirects, so the app's redirect origin is allowed too.
+   * A page under the console's CSP. The forms post here, and the answer redirects on to the app
+   * (or an identity provider): browsers apply `form-action` to those redirects, so those origins
+   * (space-separated) are allowed too.
    */
   private page(res: Response, status: number, html: string, redirectOrigin: string | null = null): void {
     const csp = redirectOrigin ? CONSOLE_CSP.replace("form-action 'self'", `form-action 'self' ${redirectOrigin}`) : CONSOLE_CSP;
