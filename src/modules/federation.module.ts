@@ -36,5 +36,6 @@ import { AuthModule } from './auth.module';
     LinkIdentityUseCase,
     ExchangeLoginCodeUseCase,
   ],
+  exports: [ListIdentityProvidersUseCase, StartFederationUseCase, ExchangeLoginCodeUseCase],
 })
 export class FederationModule {}

@@ -18,7 +18,10 @@ import { TypeOrmOpArtifacts } from '../adapters/persistence/typeorm-op-artifacts
 import { TypeOrmIdTokenKeyStore } from '../adapters/persistence/typeorm-signing-key-store';
 import { AuthModule } from './auth.module';
 import { ClientsModule } from './clients.module';
+import { DeferredWorkModule } from './deferred-work.module';
+import { FederationModule } from './federation.module';
 import { MfaModule } from './mfa.module';
+import { PasswordlessModule } from './passwordless.module';
 import { RateLimitModule } from './rate-limit.module';
 import { RealmSettingsModule } from './realm-settings.module';
 import { WebhooksModule } from './webhooks.module';
@@ -30,7 +33,17 @@ import { WebhooksModule } from './webhooks.module';
  * register them (ClientsModule).
  */
 @Module({
-  imports: [AuthModule, MfaModule, RealmSettingsModule, RateLimitModule, ClientsModule, WebhooksModule],
+  imports: [
+    AuthModule,
+    MfaModule,
+    RealmSettingsModule,
+    RateLimitModule,
+    ClientsModule,
+    WebhooksModule,
+    PasswordlessModule,
+    DeferredWorkModule,
+    FederationModule,
+  ],
   controllers: [AppsController],
   providers: [
     ListAppsUseCase,

@@ -14,5 +14,6 @@ import { MfaModule } from './mfa.module';
   imports: [AuthModule, MfaModule, DeferredWorkModule],
   controllers: [PasskeysController, EmailCodeController],
   providers: [StartPasskeySignInUseCase, PasskeySignInUseCase, ReturnUrls, RequestEmailCodeUseCase, EmailCodeSignInUseCase],
+  exports: [RequestEmailCodeUseCase, EmailCodeSignInUseCase],
 })
 export class PasswordlessModule {}

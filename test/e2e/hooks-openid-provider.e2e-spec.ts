@@ -2,6 +2,7 @@ import * as oidc from 'openid-client';
 import { OpClients } from '../../src/application/ports/op-clients';
 import { aClient, InMemoryOpClients, TEST_REDIRECT } from '../fakes/in-memory-op-clients';
 import { ADMIN_ENV, adminApi, superAdmin } from '../support/admin-flows';
+import { mailCount } from '../support/email-codes';
 import { PASSWORD, register, uniqueEmail } from '../support/flows';
 import { HookServer } from '../support/hook-server';
 import { decodeJwt } from '../support/mfa';
@@ -109,5 +110,23 @@ describe('hooks at the OpenID provider', () => {
     expect(refused.html).toContain('Your company’s plan has ended');
     expect(refused.location).toBeFalsy();
     expect(server.ofType('before-sign-in')[0].payload.data).toMatchObject({ method: 'password', clientId: registered.clientId });
+  });
+
+  it('its sign-in page asks before-sign-in for an email code too, and shows the refusal’s message', async () => {
+    await hook('before-sign-in');
+    server.reply = () => ({ body: { decision: 'deny', message: 'Codes are off for your plan' } });
+    const { config } = await client();
+    const person = await register(t, uniqueEmail('op-code-refused'));
+    const browser = new Browser(origin);
+    const request = await authorizationRequest(config, { redirect_uri: TEST_REDIRECT, scope: 'openid' });
+    const page = await browser.open(request.url.href);
+    const sent = await browser.submit(page, { email: person.email }, { action: /\/email-code$/ });
+    const [mail] = await mailCount(t, person.email, 1);
+    const refused = await browser.submit(sent, { code: mail.code }, { action: /email-code-verify$/ });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toMatch(/text\/html/);
+    expect(refused.html).toContain('Codes are off for your plan');
+    expect(refused.location).toBeFalsy();
+    expect(server.ofType('before-sign-in')[0].payload.data).toMatchObject({ method: 'email-code' });
   });
 });

@@ -44,7 +44,34 @@ export interface PageContext {
   clientName: string;
 }
 
-export function signInPage(context: PageContext, form: FormTarget, options: { email?: string; error?: string | null } = {}): string {
+export function signInPage(
+  context: PageContext,
+  form: FormTarget,
+  options: {
+    email?: string;
+    error?: string | null;
+    emailCode?: FormTarget;
+    providers?: { form: FormTarget; list: { alias: string; displayName: string }[] };
+  } = {},
+): string {
+  const providers = options.providers?.list.length
+    ? `
+<h2>Or sign in with</h2>
+<form method="post" action="${escapeHtml(options.providers.form.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(options.providers.form.csrf)}">
+${options.providers.list.map((p) => `<p><button type="submit" name="alias" value="${escapeHtml(p.alias)}">${escapeHtml(p.displayName)}</button></p>`).join('\n')}
+</form>`
+    : '';
+  const emailCode = options.emailCode
+    ? `
+<h2>Or sign in with a code sent by email</h2>
+<form method="post" action="${escapeHtml(options.emailCode.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(options.emailCode.csrf)}">
+<p><label for="code-email">Email</label>
+<input id="code-email" name="email" type="email" autocomplete="username" required value="${escapeHtml(options.email ?? '')}"></p>
+<p><button type="submit">Email me a code</button></p>
+</form>`
+    : '';
   return page(
     `Sign in – ${context.realmName}`,
     `<h1>Sign in to continue to ${escapeHtml(context.clientName)}</h1>
@@ -55,6 +82,32 @@ ${alert(options.error ?? null)}<form method="post" action="${escapeHtml(form.act
 <p><label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required></p>
 <p><button type="submit">Sign in</button></p>
+</form>${emailCode}${providers}`,
+  );
+}
+
+/**
+ * After "Email me a code": the same page whether or not the address has an account (or got an
+ * email). The code is typed in (`code`); "Use another way" goes back to the sign-in page.
+ */
+export function emailCodePage(
+  context: PageContext,
+  forms: { verify: FormTarget; restart: FormTarget },
+  options: { email: string; error?: string | null },
+): string {
+  return page(
+    `Enter your code – ${context.realmName}`,
+    `<h1>Enter the code we emailed you</h1>
+<p>If ${escapeHtml(options.email)} can sign in here, a sign-in code is on its way to it. It is valid for 10 minutes.</p>
+${alert(options.error ?? null)}<form method="post" action="${escapeHtml(forms.verify.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(forms.verify.csrf)}">
+<p><label for="code">Code</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required></p>
+<p><button type="submit">Sign in</button></p>
+</form>
+<form method="post" action="${escapeHtml(forms.restart.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(forms.restart.csrf)}">
+<p><button type="submit">Use another way</button></p>
 </form>`,
   );
 }

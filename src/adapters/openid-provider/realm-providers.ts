@@ -504,7 +504,9 @@ function patchProvider(provider: OidcProvider): void {
   provider.Client.prototype.backchannelLogout = async () => undefined;
   const session = provider.Session.IN_PAYLOAD;
   Object.defineProperty(provider.Session, 'IN_PAYLOAD', { get: () => [...session, 'serviceSessionId'] });
-  // A sign-in's second step waits in the interaction: its mfaToken never leaves the server.
+  // A sign-in's second step (or the address a code was emailed to) waits in the interaction: its mfaToken never leaves the server.
   const interaction = provider.Interaction.IN_PAYLOAD;
-  Object.defineProperty(provider.Interaction, 'IN_PAYLOAD', { get: () => [...interaction, 'pendingMfa'] });
+  Object.defineProperty(provider.Interaction, 'IN_PAYLOAD', {
+    get: () => [...interaction, 'pendingMfa', 'pendingEmailCode', 'pendingFederation'],
+  });
 }

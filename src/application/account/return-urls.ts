@@ -22,9 +22,23 @@ export class ReturnUrls {
    */
   assertAllowed(realm: Realm, returnTo: string, field = 'returnTo'): string {
     if (allowedReturnUrl(returnTo, realm.settings.allowedReturnUrls, this.config.apiUrl)) return returnTo;
+    if (returnTo === providerInteractionReturn(this.config.apiUrl, realm.id, returnTo)) return returnTo;
     if (this.config.profile === 'development' && localDevServer(returnTo)) return returnTo;
     throw DomainError.validation(field, "must be one of the realm's allowed return URLs or a page of the account console");
   }
+}
+
+/**
+ * The realm's OpenID provider's own sign-in page, where an identity provider's sign-in started
+ * there comes back (`{API_URL}/realms/{realm}/interaction/{uid}/federation`): the URL itself
+ * when it is one, else null. The page redeems the login code with a verifier it holds in the
+ * interaction, so a code sent there by anyone else's start signs nobody in.
+ */
+export function providerInteractionReturn(apiUrl: string, realmId: string, returnTo: string): string | null {
+  const api = new URL(apiUrl);
+  const prefix = `${api.origin}/realms/${encodeURIComponent(realmId)}/interaction/`;
+  if (!returnTo.startsWith(prefix)) return null;
+  return /^[A-Za-z0-9_-]{1,64}\/federation$/.test(returnTo.slice(prefix.length)) ? returnTo : null;
 }
 
 /** A page of a dev server on this machine: plain http, a loopback name, an explicit port, and the same checks as an allowed URL. */

@@ -46,3 +46,21 @@ describe('ReturnUrls: where a browser may be sent back (email links, identity pr
     }
   });
 });
+
+describe('ReturnUrls: the OpenID provider’s own sign-in page', () => {
+  it('accepts exactly the realm’s interaction return page on API_URL’s origin', () => {
+    const url = 'http://localhost:3000/realms/default/interaction/abc_DEF-123/federation';
+    expect(returnUrls('production')(url)).toBe(url);
+  });
+
+  it.each([
+    ['another realm', 'http://localhost:3000/realms/other/interaction/abc/federation'],
+    ['another origin', 'http://evil.example/realms/default/interaction/abc/federation'],
+    ['another step', 'http://localhost:3000/realms/default/interaction/abc/login'],
+    ['a query', 'http://localhost:3000/realms/default/interaction/abc/federation?x=1'],
+    ['a path that climbs out', 'http://localhost:3000/realms/default/interaction/../../federation'],
+    ['a longer path', 'http://localhost:3000/realms/default/interaction/abc/def/federation'],
+  ])('refuses %s', (_what, url) => {
+    expect(returnUrls('production')(url)).toBe('VALIDATION_FAILED');
+  });
+});

@@ -1,19 +1,35 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { EmailCodeSignInUseCase } from '../../../application/auth/email-code-sign-in.use-case';
 import { LoginUseCase } from '../../../application/auth/login.use-case';
+import { ExchangeLoginCodeUseCase } from '../../../application/federation/exchange-login-code.use-case';
+import { ListIdentityProvidersUseCase } from '../../../application/federation/list-identity-providers.use-case';
+import { StartFederationUseCase } from '../../../application/federation/start-federation.use-case';
+import { RequestEmailCodeUseCase } from '../../../application/auth/request-email-code.use-case';
 import { VerifyMfaUseCase } from '../../../application/mfa/verify-mfa.use-case';
 import { MfaChallenges } from '../../../application/sign-in/mfa-challenges';
 import { AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../domain/errors';
 import { Realm } from '../../../domain/realm/realm';
+import { Email } from '../../../domain/user/email';
 import type { InteractionDetails, OidcProvider } from '../../openid-provider/oidc-provider-library';
-import { consentPage, FormTarget, messagePage, PageContext, secondFactorPage, signInPage } from '../../openid-provider/op-pages';
+import {
+  consentPage,
+  emailCodePage,
+  FormTarget,
+  messagePage,
+  PageContext,
+  secondFactorPage,
+  signInPage,
+} from '../../openid-provider/op-pages';
 import { RealmProviders } from '../../openid-provider/realm-providers';
 import { CONSOLE_CSP } from '../console/console-pages';
 import { renderError } from '../errors/render-error';
+import { DeferredWork } from '../deferred-work';
+import { RateLimitName } from '../decorators';
 import { ipTracker, limitKey } from '../guards/rate-limit.guard';
 import { clientContext } from '../request-context';
 import { OpRegistrationEndpoint } from './op-registration';
@@ -23,13 +39,22 @@ import { OpTokenLimits } from './op-token-limits';
 const UNDER_REALM = /^\/realms\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/;
 /** RFC 8414's address of a realm's metadata. */
 const AUTHORIZATION_SERVER_METADATA = /^\/\.well-known\/oauth-authorization-server\/realms\/([^/?#]+)\/?(\?.*)?$/;
-const INTERACTION = /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent))?\/?$/;
+const INTERACTION =
+  /^\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|mfa|consent|email-code|email-code-verify|email-code-restart|federation))?\/?$/;
 const MAX_FORM_BYTES = '8kb';
 /** Wrong device codes from one client IP, all its browsers together: this many times a browser's limit. */
 const IP_DEVICE_CODE_FACTOR = 10;
 
 type PendingMfa = { mfaToken: string; amr: string[] };
-type Interaction = InteractionDetails & { pendingMfa?: PendingMfa };
+/** A code was asked for this address: the page asks for it. */
+type PendingEmailCode = { email: string };
+/** An identity provider's sign-in started here: the verifier of the login code's PKCE challenge. */
+type PendingFederation = { codeVerifier: string };
+type Interaction = InteractionDetails & {
+  pendingMfa?: PendingMfa;
+  pendingEmailCode?: PendingEmailCode;
+  pendingFederation?: PendingFederation;
+};
 
 function sendError(res: Response, error: DomainError): void {
   const rendered = renderError(error);
@@ -52,6 +77,8 @@ function signInMessage(error: DomainError): string {
       return 'Your organization signs you in through its own identity provider: use it instead of a password.';
     case 'INVALID_MFA_CODE':
       return 'That code is not valid.';
+    case 'VALIDATION_FAILED':
+      return 'Enter a valid email address.';
     case 'HOOK_DENIED':
       // The realm's own words, written for the user.
       return error.message;
@@ -85,6 +112,12 @@ export class OpenIdProviderMount {
     private readonly registration: OpRegistrationEndpoint,
     private readonly tokenLimits: OpTokenLimits,
     private readonly mfaChallenges: MfaChallenges,
+    private readonly requestEmailCode: RequestEmailCodeUseCase,
+    private readonly emailCodeSignIn: EmailCodeSignInUseCase,
+    private readonly deferred: DeferredWork,
+    private readonly identityProviders: ListIdentityProvidersUseCase,
+    private readonly startFederation: StartFederationUseCase,
+    private readonly exchangeLoginCode: ExchangeLoginCodeUseCase,
   ) {}
 
   handler(): RequestHandler {
@@ -161,7 +194,18 @@ export class OpenIdProviderMount {
     const show = async (status = 200, error: string | null = null, email?: string) => {
       if (details.prompt.name === 'login') {
         if (details.pendingMfa) return this.page(res, status, secondFactorPage(context, await form('mfa'), { error }), redirectOrigin);
-        return this.page(res, status, signInPage(context, await form('login'), { error, email }), redirectOrigin);
+        if (details.pendingEmailCode) {
+          const forms = { verify: await form('email-code-verify'), restart: await form('email-code-restart') };
+          return this.page(res, status, emailCodePage(context, forms, { email: details.pendingEmailCode.email, error }), redirectOrigin);
+        }
+        const emailCode = await form('email-code');
+        const enabled = await this.identityProviders.execute({ realmId: realm.id, enabledOnly: true });
+        const list = enabled.map((p) => ({ alias: p.alias, displayName: p.displayName }));
+        // The button's answer redirects to the provider: browsers apply `form-action` to it.
+        const origins = new Set([redirectOrigin, ...enabled.map((p) => originOf(String(p.metadata.authorization_endpoint ?? '')))]);
+        const formOrigins = [...origins].filter(Boolean).join(' ') || null;
+        const providers = { form: await form('federation'), list };
+        return this.page(res, status, signInPage(context, await form('login'), { error, email, emailCode, providers }), formOrigins);
       }
       if (details.prompt.name === 'consent') {
         const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
@@ -170,6 +214,9 @@ export class OpenIdProviderMount {
       }
       return this.page(res, 400, messagePage('Sign-in error', 'This sign-in request cannot be completed.'));
     };
+    if (req.method === 'GET' && step === 'federation' && details.prompt.name === 'login') {
+      return this.federationReturned(req, res, realm, provider, details, show);
+    }
     if (req.method === 'GET' || req.method === 'HEAD') return show();
     if (req.method !== 'POST' || !step) return this.page(res, 405, messagePage('Not allowed', 'This page takes no such request.'));
     await new Promise<void>((resolve, reject) => this.parseForm(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
@@ -216,6 +263,21 @@ export class OpenIdProviderMount {
         return show(status, signInMessage(error), field('email'));
       }
     }
+    if (step === 'email-code' && details.prompt.name === 'login' && !details.pendingMfa) {
+      return this.emailCodeRequested(req, res, realm, details, field('email'), show);
+    }
+    if (step === 'email-code-verify' && details.prompt.name === 'login' && details.pendingEmailCode && !details.pendingMfa) {
+      return this.emailCodeEntered(req, res, realm, provider, details, field('code'), show);
+    }
+    if (step === 'email-code-restart' && details.prompt.name === 'login' && !details.pendingMfa) {
+      const email = details.pendingEmailCode?.email;
+      details.pendingEmailCode = undefined;
+      await details.save(details.exp - now);
+      return show(200, null, email);
+    }
+    if (step === 'federation' && details.prompt.name === 'login' && !details.pendingMfa) {
+      return this.federationStarted(req, res, realm, details, base, field('alias'), show);
+    }
     if (step === 'mfa' && details.prompt.name === 'login' && details.pendingMfa) {
       const retryAfter = await this.mfaLimited(req, realm, details.pendingMfa.mfaToken);
       if (retryAfter !== null) {
@@ -255,6 +317,160 @@ export class OpenIdProviderMount {
       return this.consented(req, res, provider, details);
     }
     return show(409, 'This step is already done. Continue below.');
+  }
+
+  /**
+   * "Email me a code": the request use case of POST /email-code, under its limits (per address
+   * and per client IP, the same counters). The page that follows is the same whether or not the
+   * address has an account; the email goes out after the answer, as the API's does.
+   */
+  private async emailCodeRequested(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    details: Interaction,
+    email: string,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const retryAfter =
+      (await this.limited('emailCode', `email:${realm.id}:${Email.normalise(email)}`)) ??
+      (await this.limited('emailCodeIp', ipTracker(req)));
+    if (retryAfter !== null) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')), email);
+    }
+    let accepted: ReturnType<RequestEmailCodeUseCase['execute']>;
+    try {
+      accepted = this.requestEmailCode.execute({ realm, email });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return show(400, signInMessage(error), email);
+    }
+    details.pendingEmailCode = { email: Email.normalise(email) };
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    await show(200);
+    this.deferred.run('sign-in code request', accepted.send);
+  }
+
+  /**
+   * The emailed code typed in: the sign-in use case of POST /email-code/verify under its limit
+   * (signInVerify, per client IP); every refusal shown alike on the page. A user with MFA goes
+   * on to the second-factor page (`amr` `["email", "otp"]`).
+   */
+  private async emailCodeEntered(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    provider: OidcProvider,
+    details: Interaction,
+    code: string,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const retryAfter = await this.limited('signInVerify', ipTracker(req));
+    if (retryAfter !== null) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')));
+    }
+    try {
+      const outcome = await this.emailCodeSignIn.execute({
+        realm,
+        proof: { email: details.pendingEmailCode!.email, code },
+        client: clientContext(req),
+      });
+      details.pendingEmailCode = undefined;
+      if (outcome.kind === 'mfa-required') {
+        details.pendingMfa = { mfaToken: outcome.mfaToken, amr: ['email'] };
+        await details.save(details.exp - Math.floor(Date.now() / 1000));
+        return show(200);
+      }
+      return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['email']);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const status = error.code === 'SSO_REQUIRED' ? 403 : error.code.startsWith('HOOK_') ? renderError(error).status : 401;
+      const message = error.code === 'INVALID_CREDENTIALS' ? 'That code is not valid or has expired.' : signInMessage(error);
+      return show(status, message);
+    }
+  }
+
+  /**
+   * A provider's button: the service's own federation start (its `state`, nonce and PKCE towards
+   * the provider unchanged, under the `federation` limit), coming back to this interaction. The
+   * login code's verifier stays in the interaction, itself bound to this browser's cookie.
+   */
+  private async federationStarted(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    details: Interaction,
+    base: string,
+    alias: string,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const retryAfter = await this.limited('federation', ipTracker(req));
+    if (retryAfter !== null) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return show(429, signInMessage(new DomainError('RATE_LIMITED', 'Too many requests')));
+    }
+    const codeVerifier = randomBytes(32).toString('base64url');
+    const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
+    let started: { authorizationUrl: string };
+    try {
+      const returnTo = `${new URL(this.config.apiUrl).origin}${base}/federation`;
+      started = await this.startFederation.execute({ realm, alias, returnTo, codeChallenge, client: clientContext(req) });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return show(400, 'That way of signing in is not available.');
+    }
+    details.pendingEmailCode = undefined;
+    details.pendingFederation = { codeVerifier };
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    res.redirect(303, started.authorizationUrl);
+  }
+
+  /**
+   * Back from the identity provider (the service's callback sent the browser here with `code` or
+   * `error`): the login code redeemed as POST /federation/exchange would, with the verifier this
+   * interaction holds, once; the sign-in then finishes here (`amr` `["fed"]`, MFA as a login's).
+   */
+  private async federationReturned(
+    req: Request,
+    res: Response,
+    realm: Realm,
+    provider: OidcProvider,
+    details: Interaction,
+    show: (status?: number, error?: string | null, email?: string) => Promise<void>,
+  ): Promise<void> {
+    const pending = details.pendingFederation;
+    const code = typeof req.query.code === 'string' ? req.query.code : '';
+    if (!pending || !code || details.pendingMfa) {
+      const cancelled = req.query.error === 'access_denied';
+      return show(cancelled ? 200 : 400, cancelled ? null : 'Signing in with that provider did not work. Try again or use another way.');
+    }
+    details.pendingFederation = undefined;
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    try {
+      const outcome = await this.exchangeLoginCode.execute({ realm, code, codeVerifier: pending.codeVerifier, client: clientContext(req) });
+      if (outcome.kind === 'mfa-required') {
+        details.pendingMfa = { mfaToken: outcome.mfaToken, amr: ['fed'] };
+        await details.save(details.exp - Math.floor(Date.now() / 1000));
+        return show(200);
+      }
+      return this.signedIn(req, res, provider, outcome.user.id, outcome.sessionId, ['fed']);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const status = error.code.startsWith('HOOK_') ? renderError(error).status : error.code === 'INVALID_TOKEN' ? 400 : 401;
+      const message =
+        error.code === 'INVALID_TOKEN' ? 'Signing in with that provider did not work. Try again or use another way.' : signInMessage(error);
+      return show(status, message);
+    }
+  }
+
+  /** Counts one request against a row of the rate-limit table, as the API's guard does; the seconds to wait when over it, else null. */
+  private async limited(name: RateLimitName, tracker: string): Promise<number | null> {
+    const { limit, ttlSeconds } = this.config.rateLimits[name];
+    const ttl = ttlSeconds * 1000;
+    const record = await this.limits.increment(limitKey(name, tracker), ttl, limit, ttl, name);
+    return record.isBlocked ? Math.max(1, record.timeToBlockExpire) : null;
   }
 
   /**
@@ -364,8 +580,9 @@ export class OpenIdProviderMount {
   }
 
   /**
-   * A page under the console's CSP. The forms post here, and the answer redirects on to the app:
-   * browsers apply `form-action` to those redirects, so the app's redirect origin is allowed too.
+   * A page under the console's CSP. The forms post here, and the answer redirects on to the app
+   * (or an identity provider): browsers apply `form-action` to those redirects, so those origins
+   * (space-separated) are allowed too.
    */
   private page(res: Response, status: number, html: string, redirectOrigin: string | null = null): void {
     const csp = redirectOrigin ? CONSOLE_CSP.replace("form-action 'self'", `form-action 'self' ${redirectOrigin}`) : CONSOLE_CSP;
