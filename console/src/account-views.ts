@@ -2,30 +2,10 @@
 // identity providers, TOTP, security keys, recovery codes).
 import { IdentityError, type IdentityProvider, type LinkedIdentity, type MfaStatus, type Session, type User } from '../../client/src/index';
 import type { App, View } from './app';
-import { action, type Child, field, form, h, liveRegion, say, time, title } from './dom';
-import { describeError, PASSWORD_HINT, Problem } from './messages';
+import { action, type Child, field, form, h, hidden, liveRegion, loading, row, time, title } from './dom';
+import { PASSWORD_HINT, Problem } from './messages';
 
-/** Fills `into` with what `load` builds; a failure is shown in an alert instead. */
-function loading(into: HTMLElement, load: () => Promise<Child[]>): Promise<void> {
-  into.setAttribute('aria-busy', 'true');
-  into.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
-  return load().then(
-    (children) => {
-      into.replaceChildren(...children.filter((c): c is Node | string => !!c));
-      into.removeAttribute('aria-busy');
-    },
-    (error) => {
-      const alert = liveRegion('error');
-      into.replaceChildren(alert);
-      into.removeAttribute('aria-busy');
-      say(alert, describeError(error));
-    },
-  );
-}
-
-const row = (term: string, ...value: Child[]) => [h('dt', {}, term), h('dd', {}, ...value)];
 const badge = (text: string, kind: string) => h('span', { class: `badge ${kind}` }, text);
-const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text);
 
 /**
  * The name and picture form. The picture is an https address shown as a link, not an image: the

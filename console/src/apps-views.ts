@@ -2,8 +2,7 @@
 // access, and the revocation of one (its grant and every token it holds for the user end).
 import type { GrantedApp } from '../../client/src/index';
 import type { App, View } from './app';
-import { action, type Child, h, liveRegion, say, time, title } from './dom';
-import { describeError } from './messages';
+import { action, type Child, h, hidden, liveRegion, loading, row, time, title } from './dom';
 
 /** The consent page's words for the standard scopes; any other scope (an API's) is shown as it is. */
 const SCOPE_TEXT: Record<string, string> = {
@@ -14,27 +13,6 @@ const SCOPE_TEXT: Record<string, string> = {
   offline_access: 'Stay signed in when you are away',
 };
 
-const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text);
-const row = (term: string, ...value: Child[]) => [h('dt', {}, term), h('dd', {}, ...value)];
-
-/** Fills `into` with what `load` builds; a failure is shown in an alert instead. */
-function loading(into: HTMLElement, load: () => Promise<Child[]>): void {
-  into.setAttribute('aria-busy', 'true');
-  into.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
-  load().then(
-    (children) => {
-      into.replaceChildren(...children.filter((c): c is Node | string => !!c));
-      into.removeAttribute('aria-busy');
-    },
-    (error) => {
-      const alert = liveRegion('error');
-      into.replaceChildren(alert);
-      into.removeAttribute('aria-busy');
-      say(alert, describeError(error));
-    },
-  );
-}
-
 export function appsView(app: App): View {
   const body = h('div');
   const content = h(
@@ -44,7 +22,7 @@ export function appsView(app: App): View {
     h('p', { class: 'muted' }, 'These apps signed you in with this account. Revoke the access of any app you no longer use.'),
     body,
   );
-  const reload = () => loading(body, render);
+  const reload = () => void loading(body, render);
   const render = async (): Promise<Child[]> => {
     const apps = (await app.client.apps.list()).sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
     if (apps.length === 0) return [h('p', {}, 'No app has access to your account.')];

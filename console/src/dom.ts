@@ -197,3 +197,27 @@ function ago(date: Date): string {
   }
   return 'just now';
 }
+
+/** Fills `into` with what `load` builds; a failure is shown in an alert instead. */
+export function loading(into: HTMLElement, load: () => Promise<Child[]>): Promise<void> {
+  into.setAttribute('aria-busy', 'true');
+  into.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  return load().then(
+    (children) => {
+      into.replaceChildren(...children.filter((c): c is Node | string => !!c));
+      into.removeAttribute('aria-busy');
+    },
+    (error) => {
+      const alert = liveRegion('error');
+      into.replaceChildren(alert);
+      into.removeAttribute('aria-busy');
+      say(alert, describeError(error));
+    },
+  );
+}
+
+/** Words for screen readers only. */
+export const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text);
+
+/** A term and its value in a description list. */
+export const row = (term: string, ...value: Child[]) => [h('dt', {}, term), h('dd', {}, ...value)];

@@ -2,8 +2,7 @@
 // invitations of an organization the user administers (org-admin), and the invitation link's page.
 import type { Membership, OrganizationInvitation, OrganizationMember } from '../../client/src/index';
 import type { App, View } from './app';
-import { action, type Child, field, form, h, liveRegion, say, time, title } from './dom';
-import { describeError } from './messages';
+import { action, type Child, field, form, h, hidden, liveRegion, loading, say, time, title } from './dom';
 
 const ORG_ADMIN = 'org-admin';
 const rolesText = (roles: readonly string[]) => (roles.length > 0 ? roles.join(', ') : 'no roles');
@@ -12,25 +11,6 @@ const parseRoles = (text: string) =>
     .split(',')
     .map((role) => role.trim())
     .filter((role) => role.length > 0);
-const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text);
-
-/** Fills `into` with what `load` builds; a failure is shown in an alert instead. */
-function loading(into: HTMLElement, load: () => Promise<Child[]>): void {
-  into.setAttribute('aria-busy', 'true');
-  into.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
-  load().then(
-    (children) => {
-      into.replaceChildren(...children.filter((c): c is Node | string => !!c));
-      into.removeAttribute('aria-busy');
-    },
-    (error) => {
-      const alert = liveRegion('error');
-      into.replaceChildren(alert);
-      into.removeAttribute('aria-busy');
-      say(alert, describeError(error));
-    },
-  );
-}
 
 /** The user's organizations; one of them can be the session's active one (the organization switcher). */
 export function organizationsView(app: App): View {
@@ -42,7 +22,7 @@ export function organizationsView(app: App): View {
     h('p', { class: 'muted' }, 'The apps you use see the organization you work in, with your roles there.'),
     body,
   );
-  const reload = () => loading(body, render);
+  const reload = () => void loading(body, render);
   const render = async (): Promise<Child[]> => {
     const organizations = await app.client.organizations.list();
     const snapshot = app.client.getSnapshot();
@@ -95,7 +75,7 @@ function membersPanel(app: App, organization: Membership, back: () => void): HTM
     h('p', {}, h('button', { type: 'button', class: 'secondary', onclick: back }, 'Back to your organizations')),
     body,
   );
-  const reload = () => loading(body, render);
+  const reload = () => void loading(body, render);
   const render = async (): Promise<Child[]> => {
     const [{ members, pagination }, invitations] = await Promise.all([
       app.client.organizations.members(organization.id, { page: 1, limit: 100 }),
